@@ -1,0 +1,167 @@
+/**
+ * Embedder on @huggingface/transformers (ONNX Runtime, CPU). Loads lazily: the first `warm()`,
+ * `ready()` or embed call starts it; hub models are downloaded once into the data directory's model
+ * cache with progress reported through `onState`. A local model folder is loaded with no network.
+ */
+import { silentLogger, type Logger } from '../log.js';
+import { EngineError } from '../errors.js';
+import type { ModelSpec } from './model-spec.js';
+import type { Embedder, EmbedderState } from './types.js';
+
+export interface TransformersEmbedderOptions {
+  spec: ModelSpec;
+  /** Where hub downloads are cached. */
+  cacheDir: string;
+  /** Never touch the network (hub models must already be cached). */
+  offline?: boolean;
+  /** Texts per inference batch. @default 32 */
+  batchSize?: number;
+  logger?: Logger;
+}
+
+type Extractor = (texts: string[], opts: { pooling: 'mean' | 'cls'; normalize: boolean }) => Promise<{ data: Float32Array; dims: number[] }>;
+
+/** Retry a failed load no sooner than this (a download may work later). */
+const RETRY_MS = 10 * 60_000;
+
+export class TransformersEmbedder implements Embedder {
+  readonly model: string;
+  private current: EmbedderState = { status: 'idle' };
+  private loading: Promise<Extractor> | null = null;
+  private extractor: Extractor | null = null;
+  private failedAt = 0;
+  private readonly listeners = new Set<(s: EmbedderState) => void>();
+  private readonly log: Logger;
+  private realDim: number;
+
+  constructor(private readonly opts: TransformersEmbedderOptions) {
+    this.model = opts.spec.id;
+    this.realDim = opts.spec.dim;
+    this.log = (opts.logger ?? silentLogger).child('embed');
+  }
+
+  get dim(): number {
+    return this.realDim;
+  }
+
+  state(): EmbedderState {
+    return this.current;
+  }
+
+  onState(listener: (s: EmbedderState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private set(s: EmbedderState): void {
+    this.current = s;
+    for (const l of this.listeners) l(s);
+  }
+
+  warm(): void {
+    this.load().catch(() => {});
+  }
+
+  async ready(): Promise<void> {
+    await this.load();
+  }
+
+  private load(): Promise<Extractor> {
+    if (this.extractor) return Promise.resolve(this.extractor);
+    if (this.loading) return this.loading;
+    if (this.current.status === 'unavailable' && Date.now() - this.failedAt < RETRY_MS) {
+      return Promise.reject(new EngineError('MODEL_MISSING', this.current.reason));
+    }
+    this.loading = this.doLoad().then(
+      (ex) => {
+        this.extractor = ex;
+        this.loading = null;
+        this.set({ status: 'ready' });
+        return ex;
+      },
+      (err: unknown) => {
+        this.loading = null;
+        this.failedAt = Date.now();
+        const reason = describeLoadError(err, this.opts);
+        this.log.warn('embedding model unavailable', { reason });
+        this.set({ status: 'unavailable', reason });
+        throw new EngineError('MODEL_MISSING', reason);
+      },
+    );
+    return this.loading;
+  }
+
+  private async doLoad(): Promise<Extractor> {
+    this.set({ status: 'loading' });
+    const { spec } = this.opts;
+    const t = await import('@huggingface/transformers');
+    t.env.allowLocalModels = true;
+    if (spec.localRoot) {
+      t.env.localModelPath = spec.localRoot.endsWith('/') ? spec.localRoot : `${spec.localRoot}/`;
+      t.env.allowRemoteModels = false;
+    } else {
+      t.env.cacheDir = this.opts.cacheDir;
+      t.env.localModelPath = `${this.opts.cacheDir}/`;
+      t.env.allowRemoteModels = !this.opts.offline;
+    }
+    const pipe = await t.pipeline('feature-extraction', spec.name, {
+      dtype: spec.dtype,
+      local_files_only: spec.localRoot !== null || Boolean(this.opts.offline),
+      session_options: { enableCpuMemArena: false },
+      progress_callback: (p: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => {
+        if (p.status === 'progress' || p.status === 'progress_total') {
+          this.set({ status: 'downloading', file: p.file ?? spec.name, loaded: p.loaded ?? 0, total: p.total ?? 0, progress: p.progress ?? 0 });
+        }
+      },
+    });
+    const tokenizer = (pipe as unknown as { tokenizer?: { model_max_length?: number } }).tokenizer;
+    if (tokenizer) tokenizer.model_max_length = spec.maxTokens;
+    const extractor = pipe as unknown as Extractor;
+    const probe = await extractor(['probe'], { pooling: spec.pooling, normalize: true });
+    this.realDim = probe.dims[probe.dims.length - 1] ?? spec.dim;
+    this.log.info('embedding model ready', { model: spec.id, dim: this.realDim });
+    return extractor;
+  }
+
+  async embedDocuments(texts: readonly string[]): Promise<Float32Array[]> {
+    return this.embed(texts.map((t) => this.opts.spec.documentPrefix + t));
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    const [v] = await this.embed([this.opts.spec.queryPrefix + text]);
+    return v!;
+  }
+
+  private async embed(texts: string[]): Promise<Float32Array[]> {
+    const ex = await this.load();
+    const out: Float32Array[] = new Array<Float32Array>(texts.length);
+    // Similar lengths in one batch waste less work on padding.
+    const order = texts.map((t, i) => [t.length, i] as const).sort((a, b) => a[0] - b[0]);
+    const size = this.opts.batchSize ?? 32;
+    for (let i = 0; i < order.length; i += size) {
+      const idx = order.slice(i, i + size).map(([, j]) => j);
+      const res = await ex(
+        idx.map((j) => texts[j]!),
+        { pooling: this.opts.spec.pooling, normalize: true },
+      );
+      const dim = res.dims[res.dims.length - 1]!;
+      idx.forEach((j, k) => {
+        out[j] = res.data.slice(k * dim, (k + 1) * dim);
+      });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    const ex = this.extractor as unknown as { dispose?: () => Promise<void> } | null;
+    this.extractor = null;
+    await ex?.dispose?.();
+  }
+}
+
+function describeLoadError(err: unknown, opts: TransformersEmbedderOptions): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (opts.spec.localRoot) return `cannot load the model folder ${opts.spec.localRoot}/${opts.spec.name}: ${msg}`;
+  if (opts.offline) return `model ${opts.spec.name} is not in the cache and SERVICE_OFFLINE is set; set SERVICE_MODEL_DIR to a local model folder`;
+  return `cannot load model ${opts.spec.name} (${msg}); running on full-text search only. Check the network or set SERVICE_MODEL_DIR to a local model folder`;
+}

@@ -1,0 +1,697 @@
+/**
+ * The memory engine: bitemporal versions over a MemoryStore, embeddings, hybrid search, and the
+ * operations behind the /v1 memories API. No HTTP, no sockets: hosts (daemon, server) wrap it.
+ */
+import { currentRows, deriveHistory, planChange, planCorrection, planDelete, representative, rowsAsOf, type PlannedRow } from './bitemporal.js';
+import { systemClock, type Clock } from './clock.js';
+import { DEFAULT_MAX_CONTENT_CHARS } from './config.js';
+import type { Embedder } from './embed/types.js';
+import { EngineError, notFound } from './errors.js';
+import { uuidv7, isUuid } from './ids.js';
+import { parseImportLine } from './import-line.js';
+import { silentLogger, type Logger } from './log.js';
+import { exportLine, type ExportLine } from './record-json.js';
+import { collapseDuplicates, fuse, type Ranked } from './search/fuse.js';
+import { mergeFilters, scopeFilter, type ScopeContext } from './search/scope.js';
+import type { MemoryStore } from './store/types.js';
+import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
+import type { AsOf, Category, MemoryFilter, MemoryVersion, Metadata, Scope, Source, Space, VersionRow } from './types.js';
+import { WriteQueue } from './write-queue.js';
+
+export interface EngineOptions {
+  store: MemoryStore;
+  /** Null: full-text search only. */
+  embedder?: Embedder | null;
+  clock?: Clock;
+  logger?: Logger;
+  /** @default 4000 */
+  maxContentChars?: number;
+  /** @default 16384 */
+  maxMetadataBytes?: number;
+  /** Run compaction/index upkeep and backlog embedding in the background. @default true */
+  background?: boolean;
+  /** Interval of background upkeep. @default 15000 */
+  maintenanceIntervalMs?: number;
+  /** Weight of the vector channel in hybrid scores. @default 0.5 */
+  vectorWeight?: number;
+}
+
+export interface AddInput {
+  content: string;
+  user_id: string;
+  memory_id?: string | undefined;
+  agent_id?: string | null | undefined;
+  app_id?: string | null | undefined;
+  run_id?: string | null | undefined;
+  owner_id?: string | null | undefined;
+  /** @default 'project' */
+  space?: Space | undefined;
+  repo?: string | null | undefined;
+  dir?: string | null | undefined;
+  /** @default 'note' */
+  category?: Category | undefined;
+  metadata?: Metadata | undefined;
+  source?: Source | undefined;
+  /** When the fact starts to hold. @default now */
+  valid_from?: number | undefined;
+  valid_to?: number | null | undefined;
+}
+
+export interface PatchInput {
+  content?: string | undefined;
+  metadata?: Metadata | undefined;
+  category?: Category | undefined;
+  space?: Space | undefined;
+  repo?: string | null | undefined;
+  dir?: string | null | undefined;
+  /** With valid_from: a change in the world from that time on. Without: a correction. */
+  valid_from?: number | undefined;
+  valid_to?: number | null | undefined;
+  source?: Source | undefined;
+}
+
+export interface SearchInput extends ScopeContext {
+  query: string;
+  scope?: Scope | undefined;
+  filter?: MemoryFilter | undefined;
+  /** @default 5 */
+  top_k?: number | undefined;
+  /** Drop results scoring below this (0..1). @default 0 */
+  threshold?: number | undefined;
+  valid_at?: number | undefined;
+  known_at?: number | undefined;
+  /** Bypass the approximate vector index (benchmarks). */
+  exact?: boolean | undefined;
+  /** Channels to use. @default 'hybrid' */
+  mode?: 'hybrid' | 'vector' | 'text' | undefined;
+}
+
+export interface SearchHit {
+  row: VersionRow;
+  score: number;
+}
+
+export interface SearchOutput {
+  results: SearchHit[];
+  /** What actually ran: hybrid, or text only when no model is ready. */
+  mode: 'hybrid' | 'vector' | 'text';
+  /** Time spent embedding the query, ms (0 when cached or lexical). */
+  embed_ms: number;
+  /** Time spent in the store and ranking, ms. */
+  search_ms: number;
+}
+
+export interface ListInput {
+  filter: MemoryFilter;
+  limit: number;
+  cursor?: string | undefined;
+  valid_at?: number | undefined;
+}
+
+export interface ChangeListener {
+  (rows: readonly VersionRow[]): void;
+}
+
+export interface EngineStatus {
+  memories: number;
+  versions: number;
+  lastSeq: number;
+  model: { id: string | null; state: string; detail?: Record<string, unknown> };
+  backlog: number;
+  vectorIndex: boolean;
+  mode: 'hybrid' | 'text';
+}
+
+/** A query embedding cache entry. */
+interface CachedVector {
+  model: string;
+  vector: Float32Array;
+}
+
+const QUERY_CACHE_SIZE = 256;
+
+export class MemoryEngine {
+  readonly store: MemoryStore;
+  private readonly embedder: Embedder | null;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly maxChars: number;
+  private readonly maxMetaBytes: number;
+  private readonly writes: WriteQueue;
+  private readonly listeners = new Set<ChangeListener>();
+  private readonly queryCache = new Map<string, CachedVector>();
+  private timer: NodeJS.Timeout | null = null;
+  private backlogRunning: Promise<void> | null = null;
+  private lastRecordedAt = 0;
+  private closed = false;
+
+  constructor(private readonly opts: EngineOptions) {
+    this.store = opts.store;
+    this.embedder = opts.embedder ?? null;
+    this.clock = opts.clock ?? systemClock;
+    this.log = (opts.logger ?? silentLogger).child('engine');
+    this.maxChars = opts.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS;
+    this.maxMetaBytes = opts.maxMetadataBytes ?? 16_384;
+    this.writes = new WriteQueue({
+      versionsOf: (ids) => this.store.versionsOf(ids),
+      embed: (rows) => this.embedRows(rows),
+      append: async (rows) => {
+        const stored = await this.store.append(rows);
+        this.emit(stored);
+        return stored;
+      },
+      maxBatch: 256,
+    });
+  }
+
+  async open(): Promise<void> {
+    await this.store.open();
+    this.store.setActiveModel(this.embedder?.model ?? null);
+    if (this.embedder) {
+      this.embedder.onState((s) => {
+        if (s.status === 'ready') this.kickBacklog();
+      });
+      this.embedder.warm();
+    }
+    if (this.opts.background !== false) {
+      this.timer = setInterval(() => void this.upkeep(), this.opts.maintenanceIntervalMs ?? 15_000);
+      this.timer.unref();
+    }
+  }
+
+  /** Drain queued writes and background work, then close the store. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.writes.idle();
+    await this.backlogRunning?.catch(() => {});
+    await this.store.close();
+    await this.embedder?.close();
+  }
+
+  /** Subscribe to committed versions (events, sync outbox, live feeds). */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(rows: readonly VersionRow[]): void {
+    for (const l of this.listeners) {
+      try {
+        l(rows);
+      } catch (err) {
+        this.log.error('change listener failed', { err });
+      }
+    }
+  }
+
+  /** Transaction time for a new write: never earlier than the previous one from this engine. */
+  private stamp(): number {
+    const t = Math.max(this.clock.now(), this.lastRecordedAt);
+    this.lastRecordedAt = t;
+    return t;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  private checkContent(content: string): string {
+    if (typeof content !== 'string' || content.trim().length === 0) {
+      throw new EngineError('VALIDATION', 'content must be a non-empty string', { field: 'content' });
+    }
+    return content.trim();
+  }
+
+  /**
+   * Add a memory. Text longer than `maxContentChars` becomes several memories linked as blocks of
+   * one group (never cut silently); the first row of each block is returned, in order.
+   */
+  async add(input: AddInput): Promise<VersionRow[]> {
+    const content = this.checkContent(input.content);
+    const metadata = checkMetadata(input.metadata, this.maxMetaBytes);
+    if (!input.user_id) throw new EngineError('VALIDATION', 'user_id is required', { field: 'user_id' });
+    if (input.memory_id !== undefined && !isUuid(input.memory_id)) throw new EngineError('VALIDATION', 'memory_id must be a UUID', { field: 'memory_id' });
+    const blocks = splitBlocks(content, this.maxChars);
+    const groupId = blocks.length > 1 ? uuidv7() : null;
+    const results = await Promise.all(
+      blocks.map((text, index) =>
+        this.writes.submit({
+          plan: async (view) => {
+            const now = this.stamp();
+            const memoryId = index === 0 && input.memory_id ? input.memory_id : uuidv7(now);
+            if ((await view.lastVersion(memoryId)) > 0) throw new EngineError('CONFLICT', `memory ${memoryId} already exists`, { memory_id: memoryId });
+            const validFrom = input.valid_from ?? now;
+            if (input.valid_to !== undefined && input.valid_to !== null && input.valid_to <= validFrom) {
+              throw new EngineError('VALIDATION', 'valid_to must be after valid_from', { field: 'valid_to' });
+            }
+            const row: PlannedRow = {
+              version_id: uuidv7(now),
+              memory_id: memoryId,
+              version: 1,
+              tx: 1,
+              content: text,
+              content_hash: contentHash(text),
+              user_id: input.user_id,
+              agent_id: input.agent_id ?? null,
+              app_id: input.app_id ?? null,
+              run_id: input.run_id ?? null,
+              owner_id: input.owner_id ?? null,
+              space: input.space ?? 'project',
+              repo: input.repo ?? null,
+              dir: input.dir ?? null,
+              category: input.category ?? 'note',
+              metadata,
+              source: input.source ?? { kind: 'api' },
+              valid_from: validFrom,
+              valid_to: input.valid_to ?? null,
+              recorded_at: now,
+              created_at: now,
+              deleted: false,
+              block: groupId ? { group_id: groupId, index, count: blocks.length } : null,
+              vector: null,
+              embed_model: null,
+            };
+            return [row];
+          },
+        }),
+      ),
+    );
+    return results.map((rows) => rows[0]!);
+  }
+
+  /**
+   * Append a new version. With `valid_from`: a change in the world (the old facts stay true before
+   * it). Without: a correction of the current content for all valid time.
+   */
+  async update(memoryId: string, patch: PatchInput): Promise<VersionRow[]> {
+    this.checkId(memoryId);
+    if (patch.content !== undefined) patch = { ...patch, content: this.checkContent(patch.content) };
+    if (patch.content !== undefined && patch.content.length > this.maxChars) {
+      throw new EngineError('CONTENT_TOO_LARGE', `content is ${patch.content.length} characters; a memory block holds at most ${this.maxChars}. Add it as a new memory to split it into blocks.`, {
+        field: 'content',
+        limit: this.maxChars,
+      });
+    }
+    const metadata = patch.metadata === undefined ? undefined : checkMetadata(patch.metadata, this.maxMetaBytes);
+    return this.writes.submit({
+      plan: async (view) => {
+        const last = await view.lastTx(memoryId);
+        const current = last.some((r) => r.deleted) ? [] : last;
+        if (current.length === 0) throw notFound('memory', memoryId);
+        const now = this.stamp();
+        const base = representative(current, now)!;
+        const content = patch.content ?? base.content;
+        const next = {
+          content,
+          content_hash: contentHash(content),
+          user_id: base.user_id,
+          agent_id: base.agent_id,
+          app_id: base.app_id,
+          run_id: base.run_id,
+          owner_id: base.owner_id,
+          space: patch.space ?? base.space,
+          repo: patch.repo === undefined ? base.repo : patch.repo,
+          dir: patch.dir === undefined ? base.dir : patch.dir,
+          category: patch.category ?? base.category,
+          metadata: metadata ?? base.metadata,
+          source: patch.source ?? { kind: 'api' as const },
+          deleted: false,
+          block: base.block,
+          vector: patch.content === undefined || patch.content === base.content ? base.vector : null,
+          embed_model: patch.content === undefined || patch.content === base.content ? base.embed_model : null,
+        };
+        const lastVersion = await view.lastVersion(memoryId);
+        const ids = { newId: () => uuidv7(now), now, lastVersion };
+        if (patch.valid_from !== undefined) {
+          if (patch.valid_to !== undefined && patch.valid_to !== null && patch.valid_to <= patch.valid_from) {
+            throw new EngineError('VALIDATION', 'valid_to must be after valid_from', { field: 'valid_to' });
+          }
+          return planChange(current, next, { ...ids, validFrom: patch.valid_from, validTo: patch.valid_to ?? null });
+        }
+        const rows = planCorrection(current, next, ids);
+        if (patch.valid_to !== undefined) rows[0]!.valid_to = patch.valid_to;
+        return rows;
+      },
+    });
+  }
+
+  /** Forget a memory: append a tombstone. History keeps what was believed before. */
+  async delete(memoryId: string): Promise<VersionRow> {
+    this.checkId(memoryId);
+    const rows = await this.writes.submit({
+      plan: async (view) => {
+        const last = await view.lastTx(memoryId);
+        if (last.length === 0 || last.some((r) => r.deleted)) throw notFound('memory', memoryId);
+        const now = this.stamp();
+        return planDelete(last, { newId: () => uuidv7(now), now, lastVersion: await view.lastVersion(memoryId), contentHash: contentHash('') });
+      },
+    });
+    return rows[0]!;
+  }
+
+  /** Erase every version of the memories (right to erasure). Returns versions removed. */
+  async purge(memoryIds: readonly string[]): Promise<number> {
+    for (const id of memoryIds) this.checkId(id);
+    await this.writes.idle();
+    const existing = await this.store.versionsOf(memoryIds);
+    if (existing.length === 0) return 0;
+    const n = await this.store.purge(memoryIds);
+    this.queryCache.clear();
+    return n;
+  }
+
+  /** Tombstone (or purge) every current memory matching the filter. Returns the memory ids. */
+  async deleteWhere(filter: MemoryFilter, opts: { purge?: boolean } = {}): Promise<string[]> {
+    if (Object.values(filter).every((v) => v === undefined)) {
+      throw new EngineError('VALIDATION', 'bulk delete needs at least one filter', { field: 'filter' });
+    }
+    const ids = new Set<string>();
+    let before: number | undefined;
+    for (;;) {
+      const page = await this.store.list(filter, { limit: 1000, beforeSeq: before });
+      if (page.length === 0) break;
+      for (const r of page) ids.add(r.memory_id);
+      before = page[page.length - 1]!.seq;
+    }
+    const list = [...ids];
+    if (opts.purge) {
+      await this.purge(list);
+    } else {
+      await Promise.all(list.map((id) => this.delete(id).catch((e: unknown) => (e instanceof EngineError && e.code === 'NOT_FOUND' ? null : Promise.reject(e)))));
+    }
+    return list;
+  }
+
+  /**
+   * Import version lines (an export, or another machine's history). Idempotent by version_id:
+   * versions already present are skipped. Returns counts.
+   */
+  async import(lines: Iterable<string> | AsyncIterable<string>): Promise<{ imported: number; skipped: number; memories: number }> {
+    await this.writes.idle();
+    let imported = 0;
+    let skipped = 0;
+    const memories = new Set<string>();
+    let batch: PlannedRow[] = [];
+    let lineNo = 0;
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      const ids = [...new Set(batch.map((r) => r.memory_id))];
+      const existing = await this.store.versionsOf(ids);
+      const known = new Set(existing.map((r) => r.version_id));
+      const taken = new Set(existing.map((r) => `${r.memory_id}:${r.version}`));
+      const fresh: PlannedRow[] = [];
+      for (const r of batch) {
+        if (known.has(r.version_id)) {
+          skipped++;
+          continue;
+        }
+        const key = `${r.memory_id}:${r.version}`;
+        if (taken.has(key)) {
+          throw new EngineError('CONFLICT', `memory ${r.memory_id} already has a different version ${r.version}; nothing after it was imported`, {
+            memory_id: r.memory_id,
+            version: r.version,
+          });
+        }
+        taken.add(key);
+        known.add(r.version_id);
+        fresh.push(r);
+        memories.add(r.memory_id);
+      }
+      fresh.sort((a, b) => (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : a.version - b.version));
+      if (fresh.length > 0) {
+        await this.embedRows(fresh.filter((r) => !r.deleted));
+        const stored = await this.store.append(fresh);
+        this.emit(stored);
+        imported += fresh.length;
+      }
+      batch = [];
+    };
+    for await (const raw of lines as AsyncIterable<string>) {
+      lineNo++;
+      const text = raw.trim();
+      if (text === '') continue;
+      batch.push(parseImportLine(text, lineNo));
+      if (batch.length >= 500) await flush();
+    }
+    await flush();
+    this.queryCache.clear();
+    return { imported, skipped, memories: memories.size };
+  }
+
+  private checkId(memoryId: string): void {
+    if (!isUuid(memoryId)) throw new EngineError('VALIDATION', `memory id "${memoryId}" is not a UUID`, { field: 'memory_id' });
+  }
+
+  // ---------------------------------------------------------------- embeddings
+
+  /** Whether vectors can be made now without waiting on a download. */
+  private async modelUsable(): Promise<boolean> {
+    if (!this.embedder) return false;
+    const s = this.embedder.state().status;
+    if (s === 'ready') return true;
+    if (s === 'downloading' || s === 'unavailable') return false;
+    try {
+      await this.embedder.ready();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async embedRows(rows: PlannedRow[]): Promise<void> {
+    const need = rows.filter((r) => !r.deleted && r.content !== '' && (r.vector === null || r.embed_model !== this.embedder?.model));
+    if (need.length === 0 || !(await this.modelUsable())) return;
+    try {
+      const vectors = await this.embedder!.embedDocuments(need.map((r) => r.content));
+      need.forEach((r, i) => {
+        r.vector = vectors[i]!;
+        r.embed_model = this.embedder!.model;
+      });
+    } catch (err) {
+      // Store without vectors: full-text still finds them, and the backlog embeds them later.
+      this.log.warn('embedding failed; stored for later embedding', { err });
+    }
+  }
+
+  private kickBacklog(): void {
+    if (this.backlogRunning || this.closed) return;
+    this.backlogRunning = this.embedBacklog()
+      .then(() => undefined)
+      .catch((err: unknown) => this.log.warn('backlog embedding failed', { err }))
+      .finally(() => (this.backlogRunning = null));
+  }
+
+  /** Embed current rows written while no model was ready (or by another model). */
+  async embedBacklog(batch = 64): Promise<number> {
+    if (!this.embedder || !(await this.modelUsable())) return 0;
+    let done = 0;
+    for (;;) {
+      if (this.closed) break;
+      const rows = await this.store.unembedded(this.embedder.model, batch);
+      if (rows.length === 0) break;
+      const vectors = await this.embedder.embedDocuments(rows.map((r) => r.content));
+      await this.store.setVectors(rows.map((r, i) => ({ version_id: r.version_id, vector: vectors[i]!, model: this.embedder!.model })));
+      done += rows.length;
+      if (rows.length < batch) break;
+    }
+    if (done > 0) this.log.info('embedded backlog', { rows: done });
+    return done;
+  }
+
+  private async upkeep(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.store.maintain();
+      const s = await this.store.stats();
+      if (s.unembedded > 0) this.kickBacklog();
+    } catch (err) {
+      this.log.warn('maintenance failed', { err });
+    }
+  }
+
+  /** Compaction and index upkeep now (benchmarks and tests call it; the engine also runs it periodically). */
+  async maintain(force = false): Promise<void> {
+    await this.writes.idle();
+    await this.store.maintain({ force });
+  }
+
+  /** Resolves once every write queued so far is committed. */
+  async flushWrites(): Promise<void> {
+    await this.writes.idle();
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private resolveAsOf(asOf: AsOf): { valid_at: number; known_at: number; historical: boolean } {
+    const now = this.clock.now();
+    return { valid_at: asOf.valid_at ?? now, known_at: asOf.known_at ?? now, historical: asOf.known_at !== undefined && asOf.known_at < now };
+  }
+
+  /** One memory at (valid_at, known_at), or NOT_FOUND. */
+  async get(memoryId: string, asOf: AsOf = {}): Promise<VersionRow> {
+    this.checkId(memoryId);
+    const t = this.resolveAsOf(asOf);
+    const versions = await this.store.versionsOf([memoryId]);
+    if (versions.length === 0) throw notFound('memory', memoryId);
+    if (!t.historical && asOf.valid_at === undefined) {
+      const cur = currentRows(versions);
+      const row = representative(cur, t.valid_at);
+      if (!row) throw notFound('memory', memoryId);
+      return row;
+    }
+    const visible = rowsAsOf(versions, { valid_at: t.valid_at, known_at: t.known_at });
+    if (visible.length === 0) throw notFound('memory', memoryId);
+    return visible[0]!;
+  }
+
+  /** Every version of a memory, oldest first. */
+  async history(memoryId: string): Promise<MemoryVersion[]> {
+    this.checkId(memoryId);
+    const versions = await this.store.versionsOf([memoryId]);
+    if (versions.length === 0) throw notFound('memory', memoryId);
+    return deriveHistory(versions);
+  }
+
+  /** Current memories matching a filter, newest first, with an opaque cursor for the next page. */
+  async list(input: ListInput): Promise<{ results: VersionRow[]; next_cursor: string | null }> {
+    const before = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+    const validAt = input.valid_at ?? this.clock.now();
+    // Fetch a little more than a page so a memory's rows are not split across pages.
+    const rows = await this.store.list(input.filter, { limit: input.limit + 1, beforeSeq: before, validAt });
+    const page = rows.slice(0, input.limit);
+    const more = rows.length > input.limit;
+    const results: VersionRow[] = [];
+    const seen = new Set<string>();
+    for (const r of page) {
+      if (seen.has(r.memory_id)) continue;
+      seen.add(r.memory_id);
+      results.push(r);
+    }
+    const last = page[page.length - 1];
+    return { results, next_cursor: more && last ? encodeCursor(last.seq) : null };
+  }
+
+  async count(filter: MemoryFilter): Promise<number> {
+    return this.store.count(filter);
+  }
+
+  /** Embed a query, with a small cache (recall repeats queries). Null when no model is usable. */
+  private async queryVector(query: string): Promise<{ vector: Float32Array | null; ms: number }> {
+    if (!this.embedder || !(await this.modelUsable())) return { vector: null, ms: 0 };
+    const key = query.slice(0, 2000);
+    const hit = this.queryCache.get(key);
+    if (hit && hit.model === this.embedder.model) {
+      this.queryCache.delete(key);
+      this.queryCache.set(key, hit);
+      return { vector: hit.vector, ms: 0 };
+    }
+    const t0 = performance.now();
+    try {
+      const vector = await this.embedder.embedQuery(key);
+      this.queryCache.set(key, { model: this.embedder.model, vector });
+      if (this.queryCache.size > QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
+      return { vector, ms: performance.now() - t0 };
+    } catch {
+      return { vector: null, ms: performance.now() - t0 };
+    }
+  }
+
+  /** Resolve scope and explicit filters into one filter. */
+  searchFilter(input: Pick<SearchInput, 'scope' | 'filter' | 'user_id' | 'repo' | 'dir' | 'run_id'>): MemoryFilter {
+    let filter: MemoryFilter = input.filter ?? {};
+    if (input.scope) filter = mergeFilters(filter, scopeFilter(input.scope, input));
+    return filter;
+  }
+
+  /** Hybrid search: vector and full text fused into one 0..1 score, duplicates collapsed. */
+  async search(input: SearchInput): Promise<SearchOutput> {
+    if (typeof input.query !== 'string' || input.query.trim() === '') {
+      throw new EngineError('VALIDATION', 'query must be a non-empty string', { field: 'query' });
+    }
+    const topK = input.top_k ?? 5;
+    const threshold = input.threshold ?? 0;
+    const filter = this.searchFilter(input);
+    const t = this.resolveAsOf({ valid_at: input.valid_at, known_at: input.known_at });
+    const mode = input.mode ?? 'hybrid';
+    const { vector, ms: embedMs } = mode === 'text' ? { vector: null, ms: 0 } : await this.queryVector(input.query);
+    const t0 = performance.now();
+    const vectorActive = vector !== null;
+    const textActive = mode !== 'vector' || !vectorActive;
+    const limit = Math.max(topK * 4, 20);
+    const hits = await this.store.search({
+      text: textActive ? input.query : null,
+      vector,
+      model: this.embedder?.model ?? null,
+      filter,
+      validAt: t.valid_at,
+      limit,
+      knownAt: t.historical ? t.known_at : undefined,
+      exact: input.exact,
+    });
+    let candidates = hits;
+    if (t.historical) {
+      // Keep only versions that were believed at known_at.
+      const versions = await this.store.versionsOf([...new Set(hits.map((h) => h.row.memory_id))]);
+      const visible = new Set<string>();
+      const byMemory = new Map<string, VersionRow[]>();
+      for (const v of versions) byMemory.set(v.memory_id, [...(byMemory.get(v.memory_id) ?? []), v]);
+      for (const vs of byMemory.values()) for (const r of rowsAsOf(vs, { valid_at: t.valid_at, known_at: t.known_at })) visible.add(r.version_id);
+      candidates = hits.filter((h) => visible.has(h.row.version_id));
+    }
+    const ranked: Ranked[] = fuse(candidates, { vectorActive, textActive, vectorWeight: this.opts.vectorWeight });
+    const results = collapseDuplicates(ranked)
+      .filter((r) => r.score >= threshold && r.score > 0)
+      .slice(0, topK)
+      .map((r) => ({ row: r.row, score: r.score }));
+    return {
+      results,
+      mode: vectorActive && textActive ? 'hybrid' : vectorActive ? 'vector' : 'text',
+      embed_ms: embedMs,
+      search_ms: performance.now() - t0,
+    };
+  }
+
+  // ---------------------------------------------------------------- export
+
+  /** Every version in commit order, as export lines (lossless; vectors are recomputed on import). */
+  async *exportLines(): AsyncGenerator<ExportLine> {
+    await this.writes.idle();
+    const { lastSeq } = await this.store.stats();
+    let after = 0;
+    while (after < lastSeq) {
+      const rows = await this.store.changes(after, 1000);
+      for (const r of rows) yield exportLine(r);
+      after += 1000;
+    }
+  }
+
+  async status(): Promise<EngineStatus> {
+    const s = await this.store.stats();
+    const memories = await this.store.count({});
+    const state = this.embedder?.state() ?? { status: 'unavailable' as const, reason: 'no embedding model configured' };
+    const { status, ...detail } = state;
+    return {
+      memories,
+      versions: s.versions,
+      lastSeq: s.lastSeq,
+      model: { id: this.embedder?.model ?? null, state: status, ...(Object.keys(detail).length > 0 ? { detail } : {}) },
+      backlog: s.unembedded,
+      vectorIndex: s.vectorIndex,
+      mode: state.status === 'ready' ? 'hybrid' : 'text',
+    };
+  }
+}
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(JSON.stringify({ s: seq })).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown };
+    if (typeof v.s === 'number' && Number.isSafeInteger(v.s) && v.s > 0) return v.s;
+  } catch {
+    // fall through
+  }
+  throw new EngineError('VALIDATION', 'cursor is not valid; pass the next_cursor value of a previous page', { field: 'cursor' });
+}

@@ -1,0 +1,52 @@
+/** Public surface of the engine. Other folders import only from this file. */
+export { MemoryEngine, encodeCursor, decodeCursor } from './engine.js';
+export type { EngineOptions, AddInput, PatchInput, SearchInput, SearchHit, SearchOutput, ListInput, EngineStatus, ChangeListener } from './engine.js';
+export { currentRows, deriveHistory, rowsAsOf, validAt, representative, transactions } from './bitemporal.js';
+export type { PlannedRow } from './bitemporal.js';
+export { systemClock, ManualClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { CONFIG_SCHEMA, loadConfig, configTableRows, ConfigError, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_CONTENT_CHARS } from './config.js';
+export type { Config, ConfigKey, Env } from './config.js';
+export { resolvePaths, socketPath } from './paths.js';
+export type { Paths } from './paths.js';
+export { EngineError, notFound } from './errors.js';
+export type { EngineErrorCode } from './errors.js';
+export { uuidv7, isUuid } from './ids.js';
+export { createLogger, silentLogger } from './log.js';
+export type { Logger, LogLevel, LogRecord } from './log.js';
+export { memoryJson, versionJson, exportLine, iso } from './record-json.js';
+export type { MemoryJson, VersionJson, ExportLine } from './record-json.js';
+export { parseImportLine } from './import-line.js';
+export { InMemoryStore } from './store/memory-store.js';
+export { LanceStore } from './store/lance-store.js';
+export type { LanceStoreOptions } from './store/lance-store.js';
+export type { MemoryStore, StoreSearch, StoreHit, StoreStats, MaintenanceReport, VectorUpdate } from './store/types.js';
+export { matchesFilter } from './store/filter.js';
+export { FakeEmbedder } from './embed/fake.js';
+export { TransformersEmbedder } from './embed/transformers.js';
+export { resolveModelSpec } from './embed/model-spec.js';
+export type { ModelSpec } from './embed/model-spec.js';
+export type { Embedder, EmbedderState } from './embed/types.js';
+export { scopeFilter, mergeFilters } from './search/scope.js';
+export type { ScopeContext } from './search/scope.js';
+export { contentHash, normalizeContent, splitBlocks } from './text/content.js';
+export { terms, words } from './text/tokenize.js';
+export { cosine } from './vector.js';
+export { CATEGORIES, SPACES, SCOPES, SOURCE_KINDS } from './types.js';
+export type {
+  Category,
+  Space,
+  Scope,
+  Source,
+  SourceKind,
+  Metadata,
+  MemoryFields,
+  VersionRow,
+  MemoryVersion,
+  MemoryFilter,
+  FilterValue,
+  TimeRange,
+  AsOf,
+  BlockLink,
+  VersionEvent,
+} from './types.js';

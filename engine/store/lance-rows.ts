@@ -1,0 +1,154 @@
+/** Arrow schema of the LanceDB tables and conversion between rows and records. */
+import * as arrow from 'apache-arrow';
+import type { BlockLink, Category, Source, Space, VersionRow } from '../types.js';
+import { metadataTokens } from './filter.js';
+
+function field(name: string, type: arrow.DataType, nullable = true): arrow.Field {
+  return new arrow.Field(name, type, nullable);
+}
+
+/** Schema of both tables (`versions`: every version; `current`: the current view). */
+export function lanceSchema(dim: number): arrow.Schema {
+  return new arrow.Schema([
+    field('version_id', new arrow.Utf8(), false),
+    field('memory_id', new arrow.Utf8(), false),
+    field('version', new arrow.Int32(), false),
+    field('tx', new arrow.Int32(), false),
+    field('seq', new arrow.Int64(), false),
+    field('content', new arrow.Utf8(), false),
+    field('content_hash', new arrow.Utf8(), false),
+    field('user_id', new arrow.Utf8(), false),
+    field('agent_id', new arrow.Utf8()),
+    field('app_id', new arrow.Utf8()),
+    field('run_id', new arrow.Utf8()),
+    field('owner_id', new arrow.Utf8()),
+    field('space', new arrow.Utf8(), false),
+    field('repo', new arrow.Utf8()),
+    field('dir', new arrow.Utf8()),
+    field('category', new arrow.Utf8(), false),
+    field('metadata', new arrow.Utf8(), false),
+    field('meta_kv', new arrow.List(field('item', new arrow.Utf8()))),
+    field('source', new arrow.Utf8(), false),
+    field('valid_from', new arrow.Int64(), false),
+    field('valid_to', new arrow.Int64()),
+    field('recorded_at', new arrow.Int64(), false),
+    field('created_at', new arrow.Int64(), false),
+    field('deleted', new arrow.Bool(), false),
+    field('block', new arrow.Utf8()),
+    field('vector', new arrow.FixedSizeList(dim, field('item', new arrow.Float32()))),
+    field('embed_model', new arrow.Utf8()),
+  ]);
+}
+
+/** Columns read back for rows (everything but the derived `meta_kv`; `vector` only on request). */
+export const ROW_COLUMNS = [
+  'version_id',
+  'memory_id',
+  'version',
+  'tx',
+  'seq',
+  'content',
+  'content_hash',
+  'user_id',
+  'agent_id',
+  'app_id',
+  'run_id',
+  'owner_id',
+  'space',
+  'repo',
+  'dir',
+  'category',
+  'metadata',
+  'source',
+  'valid_from',
+  'valid_to',
+  'recorded_at',
+  'created_at',
+  'deleted',
+  'block',
+  'embed_model',
+];
+
+export type LanceRecord = Record<string, unknown>;
+
+/** A row as a plain record for `table.add`. A vector of the wrong dimension is stored as null. */
+export function toRecord(row: VersionRow, dim: number): LanceRecord {
+  const vector = row.vector && row.vector.length === dim ? Array.from(row.vector) : null;
+  return {
+    version_id: row.version_id,
+    memory_id: row.memory_id,
+    version: row.version,
+    tx: row.tx,
+    seq: BigInt(row.seq),
+    content: row.content,
+    content_hash: row.content_hash,
+    user_id: row.user_id,
+    agent_id: row.agent_id,
+    app_id: row.app_id,
+    run_id: row.run_id,
+    owner_id: row.owner_id,
+    space: row.space,
+    repo: row.repo,
+    dir: row.dir,
+    category: row.category,
+    metadata: JSON.stringify(row.metadata),
+    meta_kv: metadataTokens(row.metadata),
+    source: JSON.stringify(row.source),
+    valid_from: BigInt(row.valid_from),
+    valid_to: row.valid_to === null ? null : BigInt(row.valid_to),
+    recorded_at: BigInt(row.recorded_at),
+    created_at: BigInt(row.created_at),
+    deleted: row.deleted,
+    block: row.block ? JSON.stringify(row.block) : null,
+    vector,
+    embed_model: vector ? row.embed_model : null,
+  };
+}
+
+function num(v: unknown): number {
+  return typeof v === 'bigint' ? Number(v) : (v as number);
+}
+
+function str(v: unknown): string | null {
+  return v === null || v === undefined ? null : String(v);
+}
+
+function toFloat32(v: unknown): Float32Array | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Float32Array) return v;
+  const maybe = v as { toArray?: () => ArrayLike<number> };
+  if (typeof maybe.toArray === 'function') return Float32Array.from(maybe.toArray());
+  return Float32Array.from(v as ArrayLike<number>);
+}
+
+/** A record read from LanceDB back into a row. */
+export function fromRecord(r: LanceRecord): VersionRow {
+  return {
+    version_id: String(r.version_id),
+    memory_id: String(r.memory_id),
+    version: num(r.version),
+    tx: num(r.tx),
+    seq: num(r.seq),
+    content: String(r.content),
+    content_hash: String(r.content_hash),
+    user_id: String(r.user_id),
+    agent_id: str(r.agent_id),
+    app_id: str(r.app_id),
+    run_id: str(r.run_id),
+    owner_id: str(r.owner_id),
+    space: String(r.space) as Space,
+    repo: str(r.repo),
+    dir: str(r.dir),
+    category: String(r.category) as Category,
+    metadata: JSON.parse(String(r.metadata)) as Record<string, unknown>,
+    source: JSON.parse(String(r.source)) as Source,
+    valid_from: num(r.valid_from),
+    valid_to: r.valid_to === null || r.valid_to === undefined ? null : num(r.valid_to),
+    recorded_at: num(r.recorded_at),
+    created_at: num(r.created_at),
+    deleted: Boolean(r.deleted),
+    block: r.block ? (JSON.parse(String(r.block)) as BlockLink) : null,
+    vector: toFloat32(r.vector),
+    embed_model: str(r.embed_model),
+  };
+}

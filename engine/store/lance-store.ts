@@ -1,0 +1,490 @@
+/**
+ * MemoryStore on LanceDB. Two tables with one schema:
+ * - `versions`: every version ever written, append-only (purge is the only removal).
+ * - `current`: the current view (rows of each memory's last transaction), kept in step with every
+ *   append. It is derived data: a crash between the two writes is repaired on open by replaying
+ *   the versions past the last seq the view is known to include (`current.json`).
+ *
+ * Full-text (BM25) and scalar indexes exist from the start; an IVF_PQ vector index is built in the
+ * background once the current view is large. Unindexed rows are still searched (flat), so a
+ * memory is findable as soon as its append returns; `maintain()` compacts fragments and folds new
+ * rows into the indexes so that many single appends do not degrade search.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { currentRows, type PlannedRow } from '../bitemporal.js';
+import { EngineError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { words } from '../text/tokenize.js';
+import type { MemoryFilter, VersionRow } from '../types.js';
+import { filterClauses, sqlNumber, sqlString, validAtClause, whereOf } from './lance-filter.js';
+import { fromRecord, lanceSchema, ROW_COLUMNS, toRecord, type LanceRecord } from './lance-rows.js';
+import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
+
+export interface LanceStoreOptions {
+  /** Directory of the LanceDB database. */
+  dir: string;
+  /** Vector dimension of the active embedding model (fixed per table). */
+  dim: number;
+  logger?: Logger;
+  /** Build the approximate vector index once the current view holds this many embedded rows. @default 5000 */
+  vectorIndexMinRows?: number;
+  /** Compact after this many commits since the last compaction. @default 40 */
+  compactEveryCommits?: number;
+  /** IVF partitions probed per query. @default 24 */
+  nprobes?: number;
+  /** Re-rank this many times `limit` candidates with exact distances. @default 4 */
+  refineFactor?: number;
+}
+
+interface CatalogEntry {
+  maxVersion: number;
+  lastTx: number;
+  deleted: boolean;
+}
+
+const MARKER = 'current.json';
+const IN_CHUNK = 500;
+
+export class LanceStore implements MemoryStore {
+  readonly kind = 'lance' as const;
+  private db: lancedb.Connection | null = null;
+  private versionsTbl: lancedb.Table | null = null;
+  private currentTbl: lancedb.Table | null = null;
+  private readonly catalog = new Map<string, CatalogEntry>();
+  private seq = 0;
+  private writeChain: Promise<unknown> = Promise.resolve();
+  private maintaining: Promise<MaintenanceReport> | null = null;
+  private commitsSinceCompaction = 0;
+  private rowsSinceIndex = 0;
+  private vectorIndexRows = 0;
+  private hasVectorIndex = false;
+  private activeModel: string | null = null;
+  /** Whether any current row may lack a vector of the active model (skip the model filter when not). */
+  private mixedVectors = true;
+  private readonly log: Logger;
+  private readonly opts: Required<Omit<LanceStoreOptions, 'logger'>>;
+
+  constructor(options: LanceStoreOptions) {
+    this.log = (options.logger ?? silentLogger).child('lance');
+    this.opts = {
+      vectorIndexMinRows: 5000,
+      compactEveryCommits: 40,
+      nprobes: 24,
+      refineFactor: 4,
+      ...options,
+    };
+  }
+
+  async open(): Promise<void> {
+    fs.mkdirSync(this.opts.dir, { recursive: true });
+    this.db = await lancedb.connect(this.opts.dir);
+    const names = await this.db.tableNames();
+    this.versionsTbl = names.includes('versions') ? await this.db.openTable('versions') : await this.createTable('versions');
+    let rebuild = false;
+    if (names.includes('current')) {
+      this.currentTbl = await this.db.openTable('current');
+      const dim = await vectorDim(this.currentTbl);
+      if (dim !== this.opts.dim) {
+        this.log.info('embedding dimension changed; rebuilding the current view', { from: dim, to: this.opts.dim });
+        await this.db.dropTable('current');
+        this.currentTbl = await this.createTable('current');
+        rebuild = true;
+      }
+    } else {
+      this.currentTbl = await this.createTable('current');
+      rebuild = true;
+    }
+    await this.loadCatalog();
+    const scanned = this.seq;
+    const marker = this.readMarker();
+    // Never reuse a seq, even when the newest versions were purged.
+    this.seq = Math.max(scanned, marker);
+    if (rebuild || marker < scanned) await this.repairCurrent(rebuild ? 0 : marker);
+    const indices = await this.currentTbl.listIndices();
+    this.hasVectorIndex = indices.some((i) => i.columns.includes('vector'));
+    if (this.hasVectorIndex) this.vectorIndexRows = await this.currentTbl.countRows('vector IS NOT NULL');
+  }
+
+  private async createTable(name: string): Promise<lancedb.Table> {
+    const tbl = await this.db!.createEmptyTable(name, lanceSchema(this.opts.dim), { mode: 'overwrite' });
+    await tbl.createIndex('content', { config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, lowercase: true, asciiFolding: true }) });
+    await tbl.createIndex('memory_id', { config: lancedb.Index.btree() });
+    await tbl.createIndex('seq', { config: lancedb.Index.btree() });
+    await tbl.createIndex('user_id', { config: lancedb.Index.btree() });
+    await tbl.createIndex('space', { config: lancedb.Index.bitmap() });
+    return tbl;
+  }
+
+  private async loadCatalog(): Promise<void> {
+    this.catalog.clear();
+    this.seq = 0;
+    const rows = await this.versionsTbl!.query().select(['memory_id', 'version', 'tx', 'seq', 'deleted']).toArray();
+    const records = rows as LanceRecord[];
+    for (const r of records) {
+      const id = String(r.memory_id);
+      const version = Number(r.version);
+      this.seq = Math.max(this.seq, Number(r.seq));
+      const e = this.catalog.get(id);
+      if (!e || version > e.maxVersion) this.catalog.set(id, { maxVersion: version, lastTx: Number(r.tx), deleted: false });
+    }
+    for (const r of records) {
+      const e = this.catalog.get(String(r.memory_id))!;
+      if (Number(r.tx) === e.lastTx && r.deleted) e.deleted = true;
+    }
+  }
+
+  private readMarker(): number {
+    try {
+      const v = JSON.parse(fs.readFileSync(path.join(this.opts.dir, MARKER), 'utf8')) as { seq?: number };
+      return typeof v.seq === 'number' ? v.seq : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private writeMarker(): void {
+    const file = path.join(this.opts.dir, MARKER);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: this.seq }));
+    fs.renameSync(`${file}.tmp`, file);
+  }
+
+  /** Recompute the current view of every memory with versions after `afterSeq`. */
+  private async repairCurrent(afterSeq: number): Promise<void> {
+    const rows = await this.versionsTbl!.query().where(`seq > ${sqlNumber(afterSeq)}`).select(['memory_id']).toArray();
+    const ids = [...new Set((rows as LanceRecord[]).map((r) => String(r.memory_id)))];
+    this.log.info('repairing the current view', { afterSeq, memories: ids.length });
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const chunk = ids.slice(i, i + IN_CHUNK);
+      const versions = await this.versionsOf(chunk);
+      await this.currentTbl!.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
+      const cur = groupBy(versions).flatMap((vs) => currentRows(vs));
+      if (cur.length > 0) await this.currentTbl!.add(cur.map((r) => toRecord(r, this.opts.dim)));
+    }
+    this.writeMarker();
+  }
+
+  async close(): Promise<void> {
+    await this.writeChain.catch(() => {});
+    await this.maintaining?.catch(() => {});
+    this.versionsTbl?.close();
+    this.currentTbl?.close();
+    this.db?.close();
+    this.versionsTbl = this.currentTbl = null;
+    this.db = null;
+  }
+
+  private tables(): { versions: lancedb.Table; current: lancedb.Table } {
+    if (!this.versionsTbl || !this.currentTbl) throw new EngineError('STORE_CLOSED', 'the store is closed');
+    return { versions: this.versionsTbl, current: this.currentTbl };
+  }
+
+  /** Run `fn` after every earlier write (one writer at a time). */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writeChain.then(fn, fn);
+    this.writeChain = run.catch(() => {});
+    return run;
+  }
+
+  append(rows: readonly PlannedRow[]): Promise<VersionRow[]> {
+    return this.exclusive(async () => {
+      const { versions, current } = this.tables();
+      if (rows.length === 0) return [];
+      const stored: VersionRow[] = rows.map((r) => ({ ...r, seq: ++this.seq }));
+      try {
+        await versions.add(stored.map((r) => toRecord(r, this.opts.dim)));
+      } catch (err) {
+        this.seq -= stored.length;
+        throw err;
+      }
+      // Work out each touched memory's new current rows.
+      const byMemory = groupBy(stored);
+      const replace: string[] = [];
+      const fresh: VersionRow[] = [];
+      const reread: string[] = [];
+      for (const batch of byMemory) {
+        const id = batch[0]!.memory_id;
+        const known = this.catalog.get(id);
+        const minVersion = Math.min(...batch.map((r) => r.version));
+        if (known && minVersion <= known.maxVersion) {
+          reread.push(id);
+          continue;
+        }
+        if (known && !known.deleted) replace.push(id);
+        fresh.push(...currentRows(batch));
+        const last = batch.reduce((a, b) => (b.version > a.version ? b : a));
+        this.catalog.set(id, { maxVersion: last.version, lastTx: last.tx, deleted: batch.some((r) => r.tx === last.tx && r.deleted) });
+      }
+      if (reread.length > 0) {
+        const all = await this.versionsOf(reread);
+        for (const vs of groupBy(all)) {
+          const last = vs[vs.length - 1]!;
+          this.catalog.set(last.memory_id, { maxVersion: last.version, lastTx: last.tx, deleted: vs.some((r) => r.tx === last.tx && r.deleted) });
+          fresh.push(...currentRows(vs));
+        }
+        replace.push(...reread);
+      }
+      for (let i = 0; i < replace.length; i += IN_CHUNK) {
+        await current.delete(`memory_id IN (${replace.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`);
+        this.commitsSinceCompaction++;
+      }
+      if (fresh.length > 0) {
+        await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
+        if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
+      }
+      this.commitsSinceCompaction += 2;
+      this.rowsSinceIndex += stored.length;
+      this.writeMarker();
+      return stored;
+    });
+  }
+
+  private async readRows(tbl: lancedb.Table, where: string | undefined, withVector = false, limit?: number): Promise<VersionRow[]> {
+    let q = tbl.query().select(withVector ? [...ROW_COLUMNS, 'vector'] : ROW_COLUMNS);
+    if (where) q = q.where(where);
+    if (limit !== undefined) q = q.limit(limit);
+    return ((await q.toArray()) as LanceRecord[]).map(fromRecord);
+  }
+
+  async versionsOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
+    const { versions } = this.tables();
+    const ids = [...new Set(memoryIds)];
+    const out: VersionRow[] = [];
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      out.push(...(await this.readRows(versions, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, true)));
+    }
+    return out.sort((a, b) => (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : a.version - b.version));
+  }
+
+  async currentOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
+    const { current } = this.tables();
+    const ids = [...new Set(memoryIds)];
+    const out: VersionRow[] = [];
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      out.push(...(await this.readRows(current, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, true)));
+    }
+    return out;
+  }
+
+  async list(filter: MemoryFilter, opts: { limit: number; beforeSeq?: number; validAt?: number }): Promise<VersionRow[]> {
+    const { current } = this.tables();
+    const parts = filterClauses(filter);
+    if (opts.beforeSeq !== undefined) parts.push(`seq < ${sqlNumber(opts.beforeSeq)}`);
+    if (opts.validAt !== undefined) parts.push(validAtClause(opts.validAt));
+    // LanceDB has no ORDER BY: find the page by seq alone, then read those rows.
+    let q = current.query().select(['seq']);
+    const where = whereOf(parts);
+    if (where) q = q.where(where);
+    const seqs = ((await q.toArray()) as LanceRecord[]).map((r) => Number(r.seq)).sort((a, b) => b - a).slice(0, opts.limit);
+    if (seqs.length === 0) return [];
+    const rows = await this.readRows(current, `seq IN (${seqs.map(sqlNumber).join(', ')})`);
+    return rows.sort((a, b) => b.seq - a.seq);
+  }
+
+  async count(filter: MemoryFilter): Promise<number> {
+    const { current } = this.tables();
+    const where = whereOf(filterClauses(filter));
+    let q = current.query().select(['memory_id']);
+    if (where) q = q.where(where);
+    const rows = (await q.toArray()) as LanceRecord[];
+    return new Set(rows.map((r) => String(r.memory_id))).size;
+  }
+
+  async search(req: StoreSearch): Promise<StoreHit[]> {
+    const { versions, current } = this.tables();
+    const tbl = req.knownAt === undefined ? current : versions;
+    const parts = [...filterClauses(req.filter), validAtClause(req.validAt)];
+    if (req.knownAt !== undefined) parts.push(`recorded_at <= ${sqlNumber(req.knownAt)}`, 'deleted = false');
+    const where = whereOf(parts)!;
+    const limit = req.knownAt === undefined ? req.limit : req.limit * 4;
+    const cols = ROW_COLUMNS;
+
+    const vectorSearch = async (): Promise<LanceRecord[]> => {
+      if (!req.vector || !req.model || req.vector.length !== this.opts.dim) return [];
+      const modelClause = req.knownAt !== undefined || this.mixedVectors ? ` AND embed_model = ${sqlString(req.model)}` : '';
+      let q = tbl
+        .vectorSearch(req.vector)
+        .distanceType('cosine')
+        .where(where + modelClause)
+        .select([...cols, '_distance'])
+        .limit(limit);
+      if (req.exact) q = q.bypassVectorIndex();
+      else if (this.hasVectorIndex && tbl === current) q = q.nprobes(this.opts.nprobes).refineFactor(this.opts.refineFactor);
+      return (await q.toArray()) as LanceRecord[];
+    };
+    const textSearch = async (): Promise<LanceRecord[]> => {
+      const text = req.text ? ftsQuery(req.text) : '';
+      if (!text) return [];
+      const q = tbl
+        .query()
+        .fullTextSearch(new lancedb.MatchQuery(text, 'content'))
+        .where(where)
+        .select([...cols, '_score'])
+        .limit(limit);
+      return (await q.toArray()) as LanceRecord[];
+    };
+    const [vec, txt] = await Promise.all([vectorSearch(), textSearch()]);
+    const hits = new Map<string, StoreHit>();
+    for (const r of vec) {
+      const row = fromRecord(r);
+      hits.set(row.version_id, { row, vectorScore: 1 - Number(r._distance), textScore: null });
+    }
+    for (const r of txt) {
+      const id = String(r.version_id);
+      const hit = hits.get(id);
+      if (hit) hit.textScore = Number(r._score);
+      else hits.set(id, { row: fromRecord(r), vectorScore: null, textScore: Number(r._score) });
+    }
+    return [...hits.values()];
+  }
+
+  async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
+    const { versions } = this.tables();
+    const rows = await this.readRows(versions, `seq > ${sqlNumber(afterSeq)} AND seq <= ${sqlNumber(afterSeq + limit)}`, true);
+    return rows.sort((a, b) => a.seq - b.seq);
+  }
+
+  purge(memoryIds: readonly string[]): Promise<number> {
+    return this.exclusive(async () => {
+      const { versions, current } = this.tables();
+      const ids = [...new Set(memoryIds)];
+      let removed = 0;
+      for (let i = 0; i < ids.length; i += IN_CHUNK) {
+        const inList = `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`;
+        removed += await versions.countRows(inList);
+        await versions.delete(inList);
+        await current.delete(inList);
+      }
+      for (const id of ids) this.catalog.delete(id);
+      if (removed > 0) await this.eraseFromDisk();
+      return removed;
+    });
+  }
+
+  /** Rewrite data files and rebuild the text index so purged text leaves no trace on disk. */
+  private async eraseFromDisk(): Promise<void> {
+    const { versions, current } = this.tables();
+    for (const tbl of [versions, current]) {
+      await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
+      await tbl.createIndex('content', {
+        config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, lowercase: true, asciiFolding: true }),
+        replace: true,
+      });
+      await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
+    }
+    this.commitsSinceCompaction = 0;
+  }
+
+  async unembedded(model: string, limit: number): Promise<VersionRow[]> {
+    const { current } = this.tables();
+    return this.readRows(current, `embed_model IS NULL OR embed_model <> ${sqlString(model)}`, false, limit);
+  }
+
+  setVectors(updates: readonly VectorUpdate[]): Promise<void> {
+    return this.exclusive(async () => {
+      const { current } = this.tables();
+      const usable = updates.filter((u) => u.vector.length === this.opts.dim);
+      if (usable.length === 0) return;
+      const rows = await this.readRows(current, `version_id IN (${usable.map((u) => sqlString(u.version_id)).join(', ')})`);
+      const byId = new Map(usable.map((u) => [u.version_id, u]));
+      const updated = rows.map((r) => {
+        const u = byId.get(r.version_id)!;
+        return toRecord({ ...r, vector: u.vector, embed_model: u.model }, this.opts.dim);
+      });
+      if (updated.length === 0) return;
+      await current
+        .mergeInsert('version_id')
+        .whenMatchedUpdateAll()
+        .execute(updated as unknown as Record<string, unknown>[]);
+      this.commitsSinceCompaction++;
+      this.rowsSinceIndex += updated.length;
+    });
+  }
+
+  setActiveModel(model: string | null): void {
+    this.activeModel = model;
+    this.mixedVectors = true;
+  }
+
+  async stats(): Promise<StoreStats> {
+    const { versions, current } = this.tables();
+    const [v, c] = await Promise.all([versions.countRows(), current.countRows()]);
+    let unembedded = 0;
+    if (this.activeModel) {
+      unembedded = await current.countRows(`embed_model IS NULL OR embed_model <> ${sqlString(this.activeModel)}`);
+      this.mixedVectors = unembedded > 0;
+    }
+    return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.hasVectorIndex, unindexed: this.rowsSinceIndex };
+  }
+
+  maintain(opts: { force?: boolean } = {}): Promise<MaintenanceReport> {
+    if (this.maintaining) return this.maintaining;
+    this.maintaining = this.runMaintenance(opts.force ?? false).finally(() => {
+      this.maintaining = null;
+    });
+    return this.maintaining;
+  }
+
+  private async runMaintenance(force: boolean): Promise<MaintenanceReport> {
+    const t0 = performance.now();
+    const report: MaintenanceReport = { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
+    if (!this.versionsTbl) return report;
+    if (force || this.commitsSinceCompaction >= this.opts.compactEveryCommits) {
+      await this.exclusive(async () => {
+        const { versions, current } = this.tables();
+        // optimize(): compact small fragments, fold new rows into every index, drop old table versions.
+        const cleanupOlderThan = new Date(Date.now() - 60_000);
+        await current.optimize({ cleanupOlderThan });
+        await versions.optimize({ cleanupOlderThan });
+        this.commitsSinceCompaction = 0;
+        this.rowsSinceIndex = 0;
+        report.compacted = true;
+        report.ftsRefreshed = true;
+      });
+    }
+    const { current } = this.tables();
+    const embedded = await current.countRows('vector IS NOT NULL');
+    const needIndex = embedded >= this.opts.vectorIndexMinRows && (!this.hasVectorIndex || embedded >= this.vectorIndexRows * 4);
+    if (needIndex) {
+      const partitions = Math.max(16, Math.min(1024, Math.round(Math.sqrt(embedded))));
+      const subVectors = this.opts.dim % 16 === 0 ? this.opts.dim / 16 : this.opts.dim % 8 === 0 ? this.opts.dim / 8 : 1;
+      this.log.info('building the vector index', { rows: embedded, partitions, subVectors });
+      await current.createIndex('vector', {
+        config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: partitions, numSubVectors: subVectors }),
+        replace: true,
+      });
+      this.hasVectorIndex = true;
+      this.vectorIndexRows = embedded;
+      report.vectorIndexBuilt = true;
+    }
+    report.ms = performance.now() - t0;
+    return report;
+  }
+}
+
+function groupBy(rows: readonly VersionRow[]): VersionRow[][] {
+  const m = new Map<string, VersionRow[]>();
+  for (const r of rows) {
+    const list = m.get(r.memory_id);
+    if (list) list.push(r);
+    else m.set(r.memory_id, [r]);
+  }
+  return [...m.values()].map((vs) => vs.sort((a, b) => a.version - b.version));
+}
+
+async function vectorDim(tbl: lancedb.Table): Promise<number> {
+  const schema = await tbl.schema();
+  const f = schema.fields.find((x) => x.name === 'vector');
+  const t = f?.type as { listSize?: number } | undefined;
+  return t?.listSize ?? -1;
+}
+
+/** A full-text query reduced to plain words, so no query syntax in user text is interpreted. */
+export function ftsQuery(text: string): string {
+  return words(text)
+    .flatMap((w) => w.split(/[_'’-]+/))
+    .filter((w) => w.length > 0)
+    .slice(0, 64)
+    .join(' ');
+}

@@ -1,0 +1,21 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** A fresh temp directory removed when the process exits (or by calling the returned cleanup). */
+export function tempDir(prefix = 'ms-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Absolute path of the shared folder beside the repository (models, benchmark data). */
+export function sharedDir(...parts: string[]): string {
+  const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
+  return path.resolve(repo, '..', 'shared', ...parts);
+}
+
+/** Root of the repository (the compiled tests run from dist/test). */
+export function repoRoot(...parts: string[]): string {
+  return path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', ...parts);
+}
