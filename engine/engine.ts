@@ -13,6 +13,7 @@ import { silentLogger, type Logger } from './log.js';
 import { exportLine, type ExportLine } from './record-json.js';
 import { collapseDuplicates, fuse, type Ranked } from './search/fuse.js';
 import { mergeFilters, scopeFilter, type ScopeContext } from './search/scope.js';
+import { matchesFilter } from './store/filter.js';
 import type { MemoryStore } from './store/types.js';
 import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
 import type { AsOf, Category, MemoryFilter, MemoryVersion, Metadata, Scope, Source, Space, VersionRow } from './types.js';
@@ -187,7 +188,7 @@ export class MemoryEngine {
     await this.writes.idle();
     await this.backlogRunning?.catch(() => {});
     await this.store.close();
-    await this.embedder?.close();
+    // The embedder belongs to whoever created it (it may be shared by several engines).
   }
 
   /** Subscribe to committed versions (events, sync outbox, live feeds). */
@@ -386,7 +387,10 @@ export class MemoryEngine {
    * Import version lines (an export, or another machine's history). Idempotent by version_id:
    * versions already present are skipped. Returns counts.
    */
-  async import(lines: Iterable<string> | AsyncIterable<string>): Promise<{ imported: number; skipped: number; memories: number }> {
+  async import(
+    lines: Iterable<string> | AsyncIterable<string>,
+    opts: { rewrite?: (row: PlannedRow) => PlannedRow } = {},
+  ): Promise<{ imported: number; skipped: number; memories: number }> {
     await this.writes.idle();
     let imported = 0;
     let skipped = 0;
@@ -430,7 +434,8 @@ export class MemoryEngine {
       lineNo++;
       const text = raw.trim();
       if (text === '') continue;
-      batch.push(parseImportLine(text, lineNo));
+      const parsed = parseImportLine(text, lineNo);
+      batch.push(opts.rewrite ? opts.rewrite(parsed) : parsed);
       if (batch.length >= 500) await flush();
     }
     await flush();
@@ -654,13 +659,13 @@ export class MemoryEngine {
   // ---------------------------------------------------------------- export
 
   /** Every version in commit order, as export lines (lossless; vectors are recomputed on import). */
-  async *exportLines(): AsyncGenerator<ExportLine> {
+  async *exportLines(filter: MemoryFilter = {}): AsyncGenerator<ExportLine> {
     await this.writes.idle();
     const { lastSeq } = await this.store.stats();
     let after = 0;
     while (after < lastSeq) {
       const rows = await this.store.changes(after, 1000);
-      for (const r of rows) yield exportLine(r);
+      for (const r of rows) if (matchesFilter(r, filter)) yield exportLine(r);
       after += 1000;
     }
   }

@@ -114,8 +114,12 @@ export class TransformersEmbedder implements Embedder {
         }
       },
     });
-    const tokenizer = (pipe as unknown as { tokenizer?: { model_max_length?: number } }).tokenizer;
-    if (tokenizer) tokenizer.model_max_length = spec.maxTokens;
+    // Cap tokens per text (attention cost is quadratic). transformers.js reads the cap from the
+    // tokenizer config; there is no public setter.
+    const tokenizer = (pipe as unknown as { tokenizer?: { _tokenizerConfig?: { model_max_length?: number } } }).tokenizer;
+    if (tokenizer?._tokenizerConfig) {
+      tokenizer._tokenizerConfig.model_max_length = Math.min(tokenizer._tokenizerConfig.model_max_length ?? Infinity, spec.maxTokens);
+    }
     const extractor = pipe as unknown as Extractor;
     const probe = await extractor(['probe'], { pooling: spec.pooling, normalize: true });
     this.realDim = probe.dims[probe.dims.length - 1] ?? spec.dim;

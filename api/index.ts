@@ -1,0 +1,12 @@
+/** Public surface of the /v1 API. */
+export { createApp } from './app.js';
+export type { AppOptions } from './app.js';
+export { ctxOf, requirePermission } from './context.js';
+export type { ApiContext, Permission } from './context.js';
+export { HttpError, httpError, ERROR_CODES } from './http-error.js';
+export type { ErrorCode } from './http-error.js';
+export { errorMiddleware, toHttpError } from './errors.js';
+export { ExportJobs } from './export-jobs.js';
+export type { ExportJob, JobStatus } from './export-jobs.js';
+export { IdempotencyStore } from './idempotency.js';
+export { parseBody, filtersSchema, isoTime, limitFromQuery, requireUuid } from './schemas.js';

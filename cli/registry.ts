@@ -1,0 +1,6 @@
+/** Every command of the `service` CLI, in help order. */
+import type { Command } from './command.js';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.js';
+import { serveCommand } from './commands/serve.js';
+
+export const COMMANDS: Command[] = [serveCommand, keysCreateCommand, keysListCommand, keysRevokeCommand];

@@ -1,0 +1,275 @@
+/**
+ * Tenancy records of the server: organizations, projects, members and API keys, kept in one JSON
+ * document written atomically (temp file, fsync, rename). Keys are stored as SHA-256 hashes only;
+ * the secret is shown once, when created.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { uuidv7 } from '../engine/index.js';
+
+export type Role = 'owner' | 'admin' | 'member' | 'reader';
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'reader'];
+export type KeyPermission = 'read' | 'write' | 'admin';
+export const KEY_PERMISSIONS: readonly KeyPermission[] = ['read', 'write', 'admin'];
+
+export interface Org {
+  org_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface Project {
+  project_id: string;
+  org_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface Member {
+  member_id: string;
+  org_id: string;
+  name: string;
+  email: string | null;
+  role: Role;
+  created_at: string;
+}
+
+export interface ApiKeyRecord {
+  key_id: string;
+  project_id: string;
+  member_id: string;
+  name: string;
+  /** First characters of the secret, for recognizing a key in lists. */
+  prefix: string;
+  hash: string;
+  permissions: KeyPermission[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+interface Doc {
+  version: 1;
+  orgs: Org[];
+  projects: Project[];
+  members: Member[];
+  keys: ApiKeyRecord[];
+}
+
+/** Key secrets look like `msk_<43 base64url chars>`; the prefix shown in lists is the first 12. */
+const KEY_PREFIX = 'msk_';
+const SHOWN_PREFIX = 12;
+
+export function hashKey(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/**
+ * Several processes may share a data dir (the server and `service keys` from a shell), so every
+ * read first picks up a newer file on disk, and every change is applied to the latest document.
+ * Last-use times live in their own file so that recording them never overwrites a change.
+ */
+export class TenancyStore {
+  private doc: Doc = { version: 1, orgs: [], projects: [], members: [], keys: [] };
+  private readonly file: string;
+  private readonly usageFile: string;
+  private readonly byHash = new Map<string, ApiKeyRecord>();
+  private readonly usage = new Map<string, string>();
+  private mtimeMs = -1;
+  private dirtyUsage = false;
+
+  constructor(dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+    this.file = path.join(dir, 'tenancy.json');
+    this.usageFile = path.join(dir, 'key-usage.json');
+    try {
+      for (const [k, v] of Object.entries(JSON.parse(fs.readFileSync(this.usageFile, 'utf8')) as Record<string, string>)) this.usage.set(k, v);
+    } catch {
+      // no usage recorded yet
+    }
+    this.refresh();
+  }
+
+  /** Reload the document when another process changed it. Cheap: one stat. */
+  refresh(): void {
+    let mtime: number;
+    try {
+      mtime = fs.statSync(this.file).mtimeMs;
+    } catch {
+      return;
+    }
+    if (mtime === this.mtimeMs) return;
+    this.doc = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Doc;
+    this.mtimeMs = mtime;
+    this.byHash.clear();
+    for (const k of this.doc.keys) {
+      k.last_used_at = this.usage.get(k.key_id) ?? k.last_used_at;
+      this.byHash.set(k.hash, k);
+    }
+  }
+
+  get empty(): boolean {
+    this.refresh();
+    return this.doc.orgs.length === 0;
+  }
+
+  private save(): void {
+    writeAtomic(this.file, JSON.stringify(this.doc, null, 1));
+    this.mtimeMs = fs.statSync(this.file).mtimeMs;
+  }
+
+  /** Apply a change to the latest document and persist it. */
+  private change<T>(fn: () => T): T {
+    this.refresh();
+    const out = fn();
+    this.save();
+    return out;
+  }
+
+  /** Persist last-use times if any changed (called periodically, not per request). */
+  flushUsage(): void {
+    if (!this.dirtyUsage) return;
+    writeAtomic(this.usageFile, JSON.stringify(Object.fromEntries(this.usage)));
+    this.dirtyUsage = false;
+  }
+
+  createOrg(name: string): Org {
+    const org: Org = { org_id: uuidv7(), name, created_at: new Date().toISOString() };
+    return this.change(() => {
+      this.doc.orgs.push(org);
+      return org;
+    });
+  }
+
+  createProject(orgId: string, name: string): Project {
+    const p: Project = { project_id: uuidv7(), org_id: orgId, name, created_at: new Date().toISOString() };
+    return this.change(() => {
+      this.doc.projects.push(p);
+      return p;
+    });
+  }
+
+  addMember(orgId: string, name: string, role: Role, email: string | null = null): Member {
+    const m: Member = { member_id: uuidv7(), org_id: orgId, name, email, role, created_at: new Date().toISOString() };
+    return this.change(() => {
+      this.doc.members.push(m);
+      return m;
+    });
+  }
+
+  /** Create a key; returns the secret (shown once) and the stored record. */
+  createKey(projectId: string, memberId: string, permissions: KeyPermission[], name: string): { secret: string; record: ApiKeyRecord } {
+    const secret = KEY_PREFIX + randomBytes(32).toString('base64url');
+    const record: ApiKeyRecord = {
+      key_id: uuidv7(),
+      project_id: projectId,
+      member_id: memberId,
+      name,
+      prefix: secret.slice(0, SHOWN_PREFIX),
+      hash: hashKey(secret),
+      permissions: [...new Set(permissions)],
+      created_at: new Date().toISOString(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    this.change(() => {
+      this.doc.keys.push(record);
+      this.byHash.set(record.hash, record);
+    });
+    return { secret, record };
+  }
+
+  /**
+   * The live key for a secret, or null (unknown or revoked). Records its use. Lookup is by the
+   * secret's SHA-256, so timing reveals nothing about stored secrets.
+   */
+  authenticate(secret: string): ApiKeyRecord | null {
+    if (!secret.startsWith(KEY_PREFIX) || secret.length > 200) return null;
+    this.refresh();
+    const rec = this.byHash.get(hashKey(secret));
+    if (!rec || rec.revoked_at !== null) return null;
+    rec.last_used_at = new Date().toISOString();
+    this.usage.set(rec.key_id, rec.last_used_at);
+    this.dirtyUsage = true;
+    return rec;
+  }
+
+  revokeKey(keyId: string): ApiKeyRecord | null {
+    return this.change(() => {
+      const rec = this.doc.keys.find((k) => k.key_id === keyId);
+      if (rec && rec.revoked_at === null) rec.revoked_at = new Date().toISOString();
+      return rec ?? null;
+    });
+  }
+
+  org(id: string): Org | undefined {
+    this.refresh();
+    return this.doc.orgs.find((o) => o.org_id === id);
+  }
+  project(id: string): Project | undefined {
+    this.refresh();
+    return this.doc.projects.find((p) => p.project_id === id);
+  }
+  member(id: string): Member | undefined {
+    this.refresh();
+    return this.doc.members.find((m) => m.member_id === id);
+  }
+  key(id: string): ApiKeyRecord | undefined {
+    this.refresh();
+    return this.doc.keys.find((k) => k.key_id === id);
+  }
+  orgs(): Org[] {
+    this.refresh();
+    return [...this.doc.orgs];
+  }
+  projects(orgId?: string): Project[] {
+    this.refresh();
+    return this.doc.projects.filter((p) => orgId === undefined || p.org_id === orgId);
+  }
+  members(orgId: string): Member[] {
+    this.refresh();
+    return this.doc.members.filter((m) => m.org_id === orgId);
+  }
+  keys(projectId?: string): ApiKeyRecord[] {
+    this.refresh();
+    return this.doc.keys.filter((k) => projectId === undefined || k.project_id === projectId);
+  }
+
+  /** Mutate a record and persist (orgs/projects/members renames, role changes). */
+  update(fn: (doc: Doc) => void): void {
+    this.change(() => fn(this.doc));
+  }
+
+  /**
+   * First start on an empty data dir: a default org and project, an owner member, and an admin key
+   * (read, write, admin). Returns the secret to print once, or null when already set up.
+   */
+  bootstrap(): { secret: string; key: ApiKeyRecord; org: Org; project: Project; member: Member } | null {
+    if (!this.empty) return null;
+    const org = this.createOrg('default');
+    const project = this.createProject(org.org_id, 'default');
+    const member = this.addMember(org.org_id, 'admin', 'owner');
+    const { secret, record } = this.createKey(project.project_id, member.member_id, ['read', 'write', 'admin'], 'bootstrap admin key');
+    return { secret, key: record, org, project, member };
+  }
+}
+
+/** The public view of a key (never the hash). */
+export function keyJson(k: ApiKeyRecord): Omit<ApiKeyRecord, 'hash'> {
+  const { hash: _hash, ...rest } = k;
+  return rest;
+}
+
+/** Write a file atomically: temp file, fsync, rename. Owner-only permissions. */
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}

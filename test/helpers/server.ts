@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { loadConfig, resolveModelSpec, TransformersEmbedder, type Config, type Embedder } from '../../engine/index.js';
+import { createServer, type MemoryServer } from '../../server/index.js';
+import { sharedDir, tempDir } from './tmp.js';
+
+let tiny: Embedder | null = null;
+
+/** The random-weight tiny BERT from ../shared/models (real transformers.js path, no network). */
+export function tinyEmbedder(): Embedder {
+  tiny ??= new TransformersEmbedder({
+    spec: resolveModelSpec({ model: '', modelDir: sharedDir('models', 'random-bert-tiny'), cacheDir: '' }),
+    cacheDir: tempDir('models-'),
+    offline: true,
+  });
+  return tiny;
+}
+
+export interface TestServer {
+  url: string;
+  key: string;
+  dataDir: string;
+  server: MemoryServer;
+  close(): Promise<void>;
+  /** fetch against the server with the admin key (override headers to test auth). */
+  req(method: string, pathname: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Headers }>;
+}
+
+export async function startTestServer(opts: { dataDir?: string; config?: Partial<Config>; embedder?: Embedder | null } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? path.join(tempDir('server-'), 'data');
+  const config = { ...loadConfig({ SERVICE_HOME: dataDir }), ...opts.config };
+  const server = await createServer({ dataDir, config, embedder: opts.embedder === undefined ? tinyEmbedder() : opts.embedder });
+  const { url } = await server.listen(0, '127.0.0.1');
+  const key = server.bootstrap?.secret ?? '';
+  const req: TestServer['req'] = async (method, pathname, body, headers = {}) => {
+    const h: Record<string, string> = { Authorization: `Bearer ${key}`, ...headers };
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      h['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(url + pathname, { method, headers: h, body: payload });
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    return { status: res.status, json, text, headers: res.headers };
+  };
+  return { url, key, dataDir, server, req, close: () => server.close() };
+}
