@@ -53,3 +53,5 @@ export type {
   BlockLink,
   VersionEvent,
 } from './types.js';
+export { assembleContext, estimateTokens, CONTEXT_OPEN, CONTEXT_CLOSE } from './recall/assemble.js';
+export type { ContextItem, ContextSection, AssembleOptions } from './recall/assemble.js';

@@ -131,6 +131,8 @@ export interface MemoryFilter {
    * also have owner_id equal to this value. Project rows are unaffected.
    */
   personal_owner?: string | undefined;
+  /** At least one of these filters must match (OR), in addition to the fields above (AND). */
+  any_of?: MemoryFilter[] | undefined;
 }
 
 /** Which point of the two time axes a read looks at. Default: (now, now). */

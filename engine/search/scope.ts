@@ -49,6 +49,12 @@ export function mergeFilters(a: MemoryFilter, b: MemoryFilter): MemoryFilter {
       out.metadata = { ...(existing as Record<string, never>), ...(v as Record<string, never>) };
       continue;
     }
+    if (k === 'any_of') {
+      // (A1 or A2) and (B1 or B2) = (A1 and (B1 or B2)) or (A2 and (B1 or B2))
+      const inner = v as MemoryFilter[];
+      out.any_of = (existing as MemoryFilter[]).map((a) => mergeFilters(a, { any_of: inner }));
+      continue;
+    }
     if (k === 'created_at' || k === 'updated_at') {
       out[k] = { ...(existing as object), ...(v as object) };
       continue;

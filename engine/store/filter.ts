@@ -40,6 +40,7 @@ export function matchesFilter(row: VersionRow, f: MemoryFilter): boolean {
   if (!inRange(row.created_at, f.created_at)) return false;
   if (!inRange(row.recorded_at, f.updated_at)) return false;
   if (f.personal_owner !== undefined && row.space === 'personal' && row.owner_id !== f.personal_owner) return false;
+  if (f.any_of && !f.any_of.some((sub) => matchesFilter(row, sub))) return false;
   return true;
 }
 

@@ -63,6 +63,10 @@ export function filterClauses(f: MemoryFilter): string[] {
   if (f.created_at) out.push(...rangeClause('created_at', f.created_at));
   if (f.updated_at) out.push(...rangeClause('recorded_at', f.updated_at));
   if (f.personal_owner !== undefined) out.push(`(\`space\` <> 'personal' OR owner_id = ${sqlString(f.personal_owner)})`);
+  if (f.any_of) {
+    const alternatives = f.any_of.map((sub) => whereOf(filterClauses(sub)) ?? 'TRUE');
+    out.push(alternatives.length === 0 ? 'FALSE' : alternatives.map((a) => `(${a})`).join(' OR '));
+  }
   return out;
 }
 

@@ -1,0 +1,76 @@
+/**
+ * Recall for the agent: retrieve → filter → combine (DESIGN §5.7).
+ * - SessionStart: project memories of this repo (constraints, decisions, conventions first),
+ *   the user's personal memories, and what the most recent earlier session in this repo left.
+ * - UserPromptSubmit: one hybrid search for the prompt over project + personal + this session.
+ * Results below the score threshold, superseded versions and duplicates never make it in; the
+ * block stays within the token budget and is empty rather than late.
+ */
+import { assembleContext, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
+import type { RepoInfo } from './repo.js';
+
+export interface RecallRequest {
+  event: 'SessionStart' | 'UserPromptSubmit';
+  session_id: string | null;
+  repo: RepoInfo;
+  user_id: string;
+  prompt?: string | undefined;
+}
+
+export interface RecallOptions {
+  maxTokens: number;
+  /** Results scoring below this are left out. @default 0.25 */
+  minScore?: number;
+  /** Memories considered per search. @default 12 */
+  topK?: number;
+}
+
+const PRIORITY: Record<string, number> = { constraint: 1, decision: 0.95, convention: 0.9, preference: 0.85, context: 0.7, fact: 0.7, note: 0.5 };
+
+function item(row: VersionRow, score: number): ContextSection['items'][number] {
+  return { content: row.content, category: row.category, score, updated_at: row.recorded_at };
+}
+
+/** Newest-first memories ranked by category priority, then recency. */
+function byPriority(rows: VersionRow[]): { row: VersionRow; score: number }[] {
+  const n = rows.length;
+  return rows.map((row, i) => ({ row, score: (PRIORITY[row.category] ?? 0.5) * (1 - (0.3 * i) / Math.max(1, n)) }));
+}
+
+export async function recall(engine: MemoryEngine, req: RecallRequest, opts: RecallOptions): Promise<{ text: string; count: number }> {
+  const { repo } = req.repo;
+  const projectFilter: MemoryFilter | null = repo ? { space: 'project', repo } : null;
+  const personalFilter: MemoryFilter = { space: 'personal', user_id: req.user_id };
+  const sessionFilter: MemoryFilter | null = req.session_id ? { run_id: req.session_id } : null;
+  const sections: ContextSection[] = [];
+
+  if (req.event === 'SessionStart') {
+    const [project, personal] = await Promise.all([
+      projectFilter ? engine.list({ filter: projectFilter, limit: 40 }) : Promise.resolve({ results: [] as VersionRow[] }),
+      engine.list({ filter: personalFilter, limit: 20 }),
+    ]);
+    const projectRows = project.results.filter((r) => r.run_id !== req.session_id);
+    // The most recent earlier session in this repo: its memories, newest first.
+    const lastRun = projectRows.find((r) => r.run_id)?.run_id ?? null;
+    const recent = lastRun ? projectRows.filter((r) => r.run_id === lastRun).slice(0, 5) : [];
+    const recentIds = new Set(recent.map((r) => r.memory_id));
+    sections.push({ title: `Project${repo ? ` (${repo})` : ''}`, items: byPriority(projectRows.filter((r) => !recentIds.has(r.memory_id))).map((x) => item(x.row, x.score)) });
+    sections.push({ title: 'Personal', items: byPriority(personal.results).map((x) => item(x.row, x.score)) });
+    if (recent.length > 0) sections.push({ title: 'Last session here', items: recent.map((r, i) => item(r, 0.9 - i * 0.05)) });
+    return assembleContext(sections, { maxTokens: opts.maxTokens });
+  }
+
+  const prompt = (req.prompt ?? '').trim();
+  if (prompt.length < 3) return { text: '', count: 0 };
+  const alternatives = [projectFilter, personalFilter, sessionFilter].filter((f): f is MemoryFilter => f !== null);
+  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25 });
+  const project: ContextSection = { title: `Project${repo ? ` (${repo})` : ''}`, items: [] };
+  const personal: ContextSection = { title: 'Personal', items: [] };
+  const session: ContextSection = { title: 'This session', items: [] };
+  for (const hit of out.results) {
+    const r = hit.row;
+    const target = req.session_id && r.run_id === req.session_id ? session : r.space === 'personal' ? personal : project;
+    target.items.push(item(r, hit.score));
+  }
+  return assembleContext([project, personal, session], { maxTokens: opts.maxTokens });
+}

@@ -1,0 +1,77 @@
+/**
+ * What the daemon knows about each agent session: where it runs, its transcript and cursors.
+ * Persisted after each flush; the journal replays whatever happened since.
+ */
+import { readState, writeState } from './state-file.js';
+import type { JournalEntry } from './journal.js';
+import type { Turn } from './transcript.js';
+
+export interface SessionRecord {
+  id: string;
+  cwd: string | null;
+  repo: string | null;
+  dir: string | null;
+  transcript: string | null;
+  /** Transcript byte offset up to which turns were flushed. */
+  offset: number;
+  /** Highest journal seq flushed for this session. */
+  flushedJ: number;
+  lastActivity: number;
+  lastFlush: number | null;
+  ended: boolean;
+  /** Captured turns or memories produced, for status. */
+  memories: number;
+}
+
+/** In-memory part of a session: work not yet flushed. */
+export interface LiveSession extends SessionRecord {
+  pending: JournalEntry[];
+  /** Transcript turns read ahead of the flushed offset. */
+  buffered: Turn[];
+  /** Where the next transcript read starts (≥ offset). */
+  readOffset: number;
+}
+
+/** Sessions idle and ended for this long are forgotten (their memories stay). */
+const FORGET_AFTER_MS = 7 * 24 * 3600_000;
+
+export class SessionTable {
+  private readonly live = new Map<string, LiveSession>();
+
+  constructor(private readonly file: string) {
+    const saved = readState<Record<string, SessionRecord>>(file, {});
+    const now = Date.now();
+    for (const r of Object.values(saved)) {
+      if (r.ended && now - r.lastActivity > FORGET_AFTER_MS) continue;
+      this.live.set(r.id, { ...r, pending: [], buffered: [], readOffset: r.offset });
+    }
+  }
+
+  get(id: string): LiveSession | undefined {
+    return this.live.get(id);
+  }
+
+  /** The session, created on first sight. */
+  touch(id: string, now: number): LiveSession {
+    let s = this.live.get(id);
+    if (!s) {
+      s = { id, cwd: null, repo: null, dir: null, transcript: null, offset: 0, flushedJ: 0, lastActivity: now, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+      this.live.set(id, s);
+    }
+    s.lastActivity = now;
+    return s;
+  }
+
+  all(): LiveSession[] {
+    return [...this.live.values()];
+  }
+
+  save(): void {
+    const out: Record<string, SessionRecord> = {};
+    for (const s of this.live.values()) {
+      const { pending: _p, buffered: _b, readOffset: _r, ...rec } = s;
+      out[s.id] = rec;
+    }
+    writeState(this.file, out);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * What every hook does: read the event from stdin, hand it to the daemon over its socket, and
+ * for recall hooks print the context the way Claude Code expects. Hooks never block the agent and
+ * never fail it: every path ends in exit 0, silently, within the timeout.
+ *
+ * - capture hooks (run async by Claude Code): if the daemon is down, start it and retry for a
+ *   few seconds, so the event still reaches the journal.
+ * - recall hooks (synchronous): one short attempt; if the daemon is down, start it for next time
+ *   and print nothing now.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { post, Unreachable } from './http.js';
+import { hookSocketPath, serviceHome } from './paths.js';
+
+export type HookKind = 'capture' | 'recall';
+
+/** Keep below Claude Code's 10,000-character cap on hook output. */
+const MAX_OUTPUT = 9500;
+/** Don't try to start a failing daemon more than once per this many ms. */
+const SPAWN_BACKOFF_MS = 10_000;
+
+function readStdin(timeoutMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    if (process.stdin.isTTY) {
+      resolve('');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => resolve(Buffer.concat(chunks).toString('utf8')), timeoutMs);
+    process.stdin.on('data', (c: Buffer) => chunks.push(c));
+    process.stdin.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    process.stdin.on('error', () => {
+      clearTimeout(timer);
+      resolve('');
+    });
+  });
+}
+
+/** The `service` CLI to start the daemon with: SERVICE_CLI, the plugin's service.json, or PATH. */
+function cliCommand(env: NodeJS.ProcessEnv): { cmd: string; args: string[] } {
+  if (env.SERVICE_CLI) return { cmd: process.execPath, args: [env.SERVICE_CLI] };
+  try {
+    const dir = path.dirname(process.argv[1] ?? '.');
+    const cfg = JSON.parse(fs.readFileSync(path.join(dir, '..', 'service.json'), 'utf8')) as { cli?: string };
+    if (cfg.cli && fs.existsSync(cfg.cli)) return { cmd: process.execPath, args: [cfg.cli] };
+  } catch {
+    // no plugin config
+  }
+  return { cmd: 'service', args: [] };
+}
+
+/** Start the daemon in the background (detached, no waiting). Rate-limited by a marker file. */
+export function startDaemon(home: string, env: NodeJS.ProcessEnv): void {
+  const marker = path.join(home, 'state', 'spawn.at');
+  try {
+    const last = Number(fs.readFileSync(marker, 'utf8'));
+    if (Date.now() - last < SPAWN_BACKOFF_MS) return;
+  } catch {
+    // never spawned
+  }
+  try {
+    fs.mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(marker, String(Date.now()));
+    const { cmd, args } = cliCommand(env);
+    const child = spawn(cmd, [...args, 'daemon', 'run', '--background'], { detached: true, stdio: 'ignore', env });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // nothing more a hook can do
+  }
+}
+
+function output(event: string, context: string): string {
+  const text = context.length > MAX_OUTPUT ? context.slice(0, MAX_OUTPUT) : context;
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
+}
+
+export async function runHook(kind: HookKind, eventName: string): Promise<void> {
+  const env = process.env;
+  try {
+    const raw = await readStdin(2000);
+    let payload: Record<string, unknown> = {};
+    try {
+      const v = JSON.parse(raw || '{}') as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) payload = v as Record<string, unknown>;
+    } catch {
+      // not JSON: send what we know
+    }
+    if (typeof payload.hook_event_name !== 'string') payload.hook_event_name = eventName;
+    const home = serviceHome(env);
+    const socket = hookSocketPath(home);
+    if (kind === 'recall') {
+      const timeout = Number(env.SERVICE_RECALL_TIMEOUT_MS) || (eventName === 'SessionStart' ? 1500 : 800);
+      try {
+        const r = await post(socket, '/v1/recall', payload, timeout);
+        if (r.status === 200) {
+          const ctx = (JSON.parse(r.body) as { context?: string }).context ?? '';
+          if (ctx) await new Promise<void>((resolve) => process.stdout.write(output(eventName, ctx), () => resolve()));
+        }
+      } catch (err) {
+        if (err instanceof Unreachable) startDaemon(home, env);
+      }
+      return;
+    }
+    const deadline = Date.now() + (Number(env.SERVICE_CAPTURE_RETRY_MS) || 8000);
+    let wait = 100;
+    let spawned = false;
+    for (;;) {
+      try {
+        await post(socket, '/v1/capture', payload, 5000);
+        return;
+      } catch (err) {
+        if (!(err instanceof Unreachable) || Date.now() + wait > deadline) return;
+        if (!spawned) {
+          startDaemon(home, env);
+          spawned = true;
+        }
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 1000);
+      }
+    }
+  } catch {
+    // Never fail the agent.
+  }
+}
