@@ -50,3 +50,5 @@ export type {
   BlockLink,
   VersionEvent,
 } from './types.js';
+export { redact, containsSecret } from './redact/redact.js';
+export type { RedactResult, RedactFinding } from './redact/redact.js';
