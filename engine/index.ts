@@ -55,3 +55,5 @@ export type {
 } from './types.js';
 export { assembleContext, estimateTokens, CONTEXT_OPEN, CONTEXT_CLOSE } from './recall/assemble.js';
 export type { ContextItem, ContextSection, AssembleOptions } from './recall/assemble.js';
+export { redact, containsSecret } from './redact/redact.js';
+export type { RedactResult, RedactFinding } from './redact/redact.js';

@@ -1,0 +1,76 @@
+/**
+ * Heuristics about what a candidate secret value looks like. They keep the assignment rules
+ * from redacting references (`$TOKEN`, `process.env.X`), code (`getToken()`), paths, and
+ * ordinary identifiers, and they tell random-looking tokens from git SHAs and UUIDs.
+ */
+
+/** Shannon entropy of the characters of `s`, in bits per character. */
+export function entropy(s: string): number {
+  if (s.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const c of counts.values()) {
+    const p = c / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const GIT_SHA = /^[0-9a-f]{7,40}$/;
+const KEYWORDS = new Set([
+  'true', 'false', 'null', 'none', 'nil', 'undefined', 'required', 'optional', 'string', 'str',
+  'number', 'int', 'integer', 'boolean', 'bool', 'bytes', 'any', 'unknown', 'object', 'empty',
+  'redacted', 'hidden', 'masked', 'todo', 'tbd', 'n/a', 'na', 'self', 'this',
+]);
+
+/**
+ * False for values that are not a literal secret: references to variables or secret stores,
+ * template placeholders, code expressions, file paths, masks and type names.
+ */
+export function isLiteralValue(value: string): boolean {
+  const v = value.trim();
+  if (v.length < 3) return false;
+  if (/^\[REDACTED:/.test(v)) return false;
+  if (/^[$%]/.test(v) || v.includes('{{') || v.includes('${')) return false;
+  if (/^<[^>]*>$/.test(v) || /^\{[^}]*\}$/.test(v)) return false;
+  if (/^(?:process\.env|os\.environ|os\.getenv|env\.|ENV\[|secrets\.|vars\.|import\.meta\.env|!(?:Ref|Sub|secret))/i.test(v)) return false;
+  if (/[()[\]{}]|=>/.test(v)) return false;
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
+  if (/^(.)\1+$/.test(v)) return false;
+  if (/^(?:your|enter|insert)[-_ ]|[-_ ]here$|^replace[-_ ]?me$/i.test(v)) return false;
+  if (KEYWORDS.has(v.toLowerCase())) return false;
+  if (isPath(v)) return false;
+  return true;
+}
+
+/** A file system path rather than a secret: `./x`, `/etc/x`, `~/x`, `C:\x`, `x/y.json`. */
+export function isPath(v: string): boolean {
+  if (/^(?:\.{1,2}\/|~\/|\/[A-Za-z._-]|[A-Za-z]:\\)/.test(v)) return true;
+  return /^[\w.-]+(?:\/[\w.-]+)+\.[a-z]{2,5}$/i.test(v) && !/\d{4}/.test(v);
+}
+
+/** A bare identifier such as `nextToken` or `api_key`: code, not a secret, when unquoted. */
+export function isIdentifier(v: string): boolean {
+  return /^[A-Za-z_][A-Za-z_]*$/.test(v) && v.length <= 24;
+}
+
+/** Has the look of a machine-made secret: a digit or symbol, or long with mixed case. */
+export function looksSecretish(v: string): boolean {
+  if (/\d/.test(v) || /[^A-Za-z0-9\s]/.test(v)) return true;
+  return v.length >= 12 && /[a-z]/.test(v) && /[A-Z]/.test(v);
+}
+
+/**
+ * A random-looking token: long, varied characters, not a UUID, git SHA or path. Used only for
+ * values assigned to secret-looking names, never for free-standing words.
+ */
+export function isHighEntropy(v: string): boolean {
+  if (v.length < 16 || /\s/.test(v)) return false;
+  if (UUID.test(v) || GIT_SHA.test(v) || isPath(v)) return false;
+  const classes = [/[a-z]/, /[A-Z]/, /\d/].filter((re) => re.test(v)).length;
+  const hexLong = /^[0-9a-f]{32,}$/i.test(v);
+  if (classes < 2 && !hexLong) return false;
+  return entropy(v) >= (hexLong ? 3.0 : 3.5);
+}
