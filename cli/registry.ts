@@ -1,6 +1,35 @@
-/** Every command of the `service` CLI, in help order. */
+/**
+ * Every command of the `service` CLI, in help order. Command modules load on demand, so a quick
+ * command (search, pause, status) does not pay for the server's or the engine's imports.
+ */
 import type { Command } from './command.js';
-import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.js';
-import { serveCommand } from './commands/serve.js';
 
-export const COMMANDS: Command[] = [serveCommand, keysCreateCommand, keysListCommand, keysRevokeCommand];
+export interface CommandEntry {
+  path: string[];
+  summary: string;
+  load: () => Promise<Command>;
+}
+
+const memory = (): Promise<typeof import('./commands/memory.js')> => import('./commands/memory.js');
+const daemon = (): Promise<typeof import('./commands/daemon.js')> => import('./commands/daemon.js');
+const keys = (): Promise<typeof import('./commands/keys.js')> => import('./commands/keys.js');
+
+export const COMMANDS: CommandEntry[] = [
+  { path: ['status'], summary: 'capture state, memory counts, backlog, model and health', load: async () => (await import('./commands/status.js')).statusCommand },
+  { path: ['search'], summary: 'search memories from earlier sessions', load: async () => (await memory()).searchCommand },
+  { path: ['remember'], summary: 'store something explicitly (works while capture is paused)', load: async () => (await memory()).rememberCommand },
+  { path: ['forget'], summary: 'forget memories by id, or by query after a preview', load: async () => (await memory()).forgetCommand },
+  { path: ['pause'], summary: 'pause automatic capture (this session, or --all)', load: async () => (await memory()).pauseCommand },
+  { path: ['resume'], summary: 'resume automatic capture (this session, or --all)', load: async () => (await memory()).resumeCommand },
+  { path: ['history'], summary: 'every version of a memory, oldest first', load: async () => (await memory()).historyCommand },
+  { path: ['export'], summary: 'export every version as NDJSON (to a file or stdout)', load: async () => (await memory()).exportCommand },
+  { path: ['import'], summary: 'import an NDJSON export (idempotent)', load: async () => (await memory()).importCommand },
+  { path: ['daemon', 'start'], summary: 'start the daemon in the background (harmless when running)', load: async () => (await daemon()).daemonStartCommand },
+  { path: ['daemon', 'stop'], summary: 'stop the daemon (it finishes in-flight work first)', load: async () => (await daemon()).daemonStopCommand },
+  { path: ['daemon', 'status'], summary: 'is the daemon running?', load: async () => (await daemon()).daemonStatusCommand },
+  { path: ['daemon', 'run'], summary: 'run the daemon in the foreground', load: async () => (await daemon()).daemonRunCommand },
+  { path: ['serve'], summary: 'run the multi-tenant /v1 REST server', load: async () => (await import('./commands/serve.js')).serveCommand },
+  { path: ['keys', 'create'], summary: 'create an API key (printed once)', load: async () => (await keys()).keysCreateCommand },
+  { path: ['keys', 'list'], summary: 'list API keys (prefix and last use only)', load: async () => (await keys()).keysListCommand },
+  { path: ['keys', 'revoke'], summary: 'revoke an API key (refused at once)', load: async () => (await keys()).keysRevokeCommand },
+];

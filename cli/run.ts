@@ -4,17 +4,17 @@
  */
 import { ConfigError, EngineError, loadConfig, type Config } from '../engine/index.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext, type Io } from './command.js';
-import { COMMANDS } from './registry.js';
+import { COMMANDS, type CommandEntry } from './registry.js';
 
-function helpText(commands: Command[]): string {
+function helpText(commands: CommandEntry[]): string {
   const lines = ['usage: service <command> [options]   (every command takes --json)', '', 'commands:'];
   for (const c of commands) lines.push(`  ${c.path.join(' ').padEnd(22)} ${c.summary}`);
   lines.push('', 'Run "service <command> --help" for its options. SERVICE_HOME isolates all state.');
   return lines.join('\n');
 }
 
-export function findCommand(argv: string[], commands: Command[] = COMMANDS): { command: Command; rest: string[] } | null {
-  let best: { command: Command; rest: string[] } | null = null;
+export function findCommand(argv: string[], commands: CommandEntry[] = COMMANDS): { command: CommandEntry; rest: string[] } | null {
+  let best: { command: CommandEntry; rest: string[] } | null = null;
   for (const c of commands) {
     if (c.path.length <= argv.length && c.path.every((w, i) => argv[i] === w)) {
       if (!best || c.path.length > best.command.path.length) best = { command: c, rest: argv.slice(c.path.length) };
@@ -23,7 +23,7 @@ export function findCommand(argv: string[], commands: Command[] = COMMANDS): { c
   return best;
 }
 
-export async function runCli(argv: string[], io: Io, commands: Command[] = COMMANDS): Promise<number> {
+export async function runCli(argv: string[], io: Io, commands: CommandEntry[] = COMMANDS): Promise<number> {
   let cached: Config | undefined;
   const ctx: CommandContext = {
     io,
@@ -34,7 +34,7 @@ export async function runCli(argv: string[], io: Io, commands: Command[] = COMMA
   };
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     const fallback = argv.length === 0 ? findCommand(['tui'], commands) : null;
-    if (fallback) return run(fallback.command, [], ctx);
+    if (fallback) return run(await fallback.command.load(), [], ctx);
     ctx.out(helpText(commands));
     return EXIT.OK;
   }
@@ -44,11 +44,12 @@ export async function runCli(argv: string[], io: Io, commands: Command[] = COMMA
     ctx.err(prefix.length > 0 ? `unknown "${argv.join(' ')}"; try: ${prefix.map((c) => c.path.join(' ')).join(', ')}` : `unknown command "${argv[0]}"\n\n${helpText(commands)}`);
     return EXIT.USAGE;
   }
+  const command = await found.command.load();
   if (found.rest.includes('--help') || found.rest.includes('-h')) {
-    ctx.out(`${found.command.summary}\nusage: ${found.command.usage}`);
+    ctx.out(`${command.summary}\nusage: ${command.usage}`);
     return EXIT.OK;
   }
-  return run(found.command, found.rest, ctx);
+  return run(command, found.rest, ctx);
 }
 
 async function run(command: Command, args: string[], ctx: CommandContext): Promise<number> {

@@ -150,11 +150,11 @@ export class DaemonClient {
     return this.request('POST', '/v1/remember', req);
   }
 
-  pause(req: { session_id?: string; all?: boolean }): Promise<Record<string, unknown>> {
+  pause(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; session_id: string | null }> {
     return this.request('POST', '/v1/pause', req);
   }
 
-  resume(req: { session_id?: string; all?: boolean }): Promise<Record<string, unknown>> {
+  resume(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; session_id: string | null }> {
     return this.request('POST', '/v1/resume', req);
   }
 

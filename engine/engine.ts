@@ -18,6 +18,8 @@ import type { MemoryStore } from './store/types.js';
 import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
 import type { AsOf, Category, MemoryFilter, MemoryVersion, Metadata, Scope, Source, Space, VersionRow } from './types.js';
 import { WriteQueue } from './write-queue.js';
+import { ingest, type IngestBase, type IngestResult } from './ingest.js';
+import type { Candidate } from './extract/index.js';
 
 export interface EngineOptions {
   store: MemoryStore;
@@ -89,7 +91,10 @@ export interface SearchInput extends ScopeContext {
 
 export interface SearchHit {
   row: VersionRow;
+  /** Fused relevance, 0..1. */
   score: number;
+  /** Cosine similarity of the vector channel (null when found by full text only). */
+  vectorScore: number | null;
 }
 
 export interface SearchOutput {
@@ -189,6 +194,19 @@ export class MemoryEngine {
     await this.backlogRunning?.catch(() => {});
     await this.store.close();
     // The embedder belongs to whoever created it (it may be shared by several engines).
+  }
+
+  /** The engine clock's current time (epoch ms). */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /**
+   * Consolidate extracted candidates against existing memories: ADD, NOOP (duplicate), UPDATE
+   * (refresh, or supersede the same subject's old value as a change in the world).
+   */
+  ingest(candidates: readonly Candidate[], base: IngestBase): Promise<IngestResult[]> {
+    return ingest(this, candidates, base);
   }
 
   /** Subscribe to committed versions (events, sync outbox, live feeds). */
@@ -647,7 +665,7 @@ export class MemoryEngine {
     const results = collapseDuplicates(ranked)
       .filter((r) => r.score >= threshold && r.score > 0)
       .slice(0, topK)
-      .map((r) => ({ row: r.row, score: r.score }));
+      .map((r) => ({ row: r.row, score: r.score, vectorScore: r.vectorScore }));
     return {
       results,
       mode: vectorActive && textActive ? 'hybrid' : vectorActive ? 'vector' : 'text',

@@ -57,3 +57,4 @@ export { assembleContext, estimateTokens, CONTEXT_OPEN, CONTEXT_CLOSE } from './
 export type { ContextItem, ContextSection, AssembleOptions } from './recall/assemble.js';
 export { redact, containsSecret } from './redact/redact.js';
 export type { RedactResult, RedactFinding } from './redact/redact.js';
+export type { IngestBase, IngestResult } from './ingest.js';

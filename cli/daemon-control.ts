@@ -1,0 +1,61 @@
+/** Starting, finding and stopping the background daemon from the CLI. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DaemonClient } from '../daemon/client.js';
+import { pidAlive, readLock, removeSocket } from '../daemon/index.js';
+import { resolvePaths, type Config } from '../engine/index.js';
+import { CliError, EXIT } from './command.js';
+
+export function clientFor(config: Config, timeoutMs?: number): DaemonClient {
+  return new DaemonClient({ socketPath: resolvePaths(config.home).socket, ...(timeoutMs ? { timeoutMs } : {}) });
+}
+
+/** The CLI entry file, to start `daemon run` with the same Node. */
+export function cliPath(): string {
+  return path.resolve(path.dirname(new URL(import.meta.url).pathname), 'main.js');
+}
+
+/**
+ * Make sure a daemon answers; start one in the background if needed. Returns its pid and whether
+ * this call started it.
+ */
+export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ pid: number | null; started: boolean }> {
+  const paths = resolvePaths(config.home);
+  const client = new DaemonClient({ socketPath: paths.socket });
+  if (await client.ping(1000)) return { pid: readLock(paths.lockFile)?.pid ?? null, started: false };
+  fs.mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
+  const out = fs.openSync(path.join(paths.logDir, 'daemon.out'), 'a', 0o600);
+  const child = spawn(process.execPath, [cliPath(), 'daemon', 'run', '--background'], { detached: true, stdio: ['ignore', out, out], env: { ...env, SERVICE_HOME: paths.home } });
+  fs.closeSync(out);
+  let exited: number | null = null;
+  child.on('exit', (code) => (exited = code ?? 1));
+  child.unref();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await client.ping(500)) return { pid: readLock(paths.lockFile)?.pid ?? child.pid ?? null, started: true };
+    if (exited !== null && exited !== 0) throw new CliError(`the daemon failed to start (exit ${exited}); see ${path.join(paths.logDir, 'daemon.out')} and daemon.log`, EXIT.DAEMON_UNREACHABLE);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new CliError(`the daemon did not answer within ${timeoutMs / 1000}s; see ${path.join(paths.logDir, 'daemon.log')}`, EXIT.DAEMON_UNREACHABLE);
+}
+
+/** Ask the daemon to stop (SIGTERM, then SIGKILL after `graceMs`). Returns the pid stopped, or null. */
+export async function stopDaemon(config: Config, graceMs = 20_000): Promise<number | null> {
+  const paths = resolvePaths(config.home);
+  const lock = readLock(paths.lockFile);
+  if (!lock || !pidAlive(lock.pid)) {
+    fs.rmSync(paths.lockFile, { force: true });
+    removeSocket(paths.socket);
+    return null;
+  }
+  process.kill(lock.pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pidAlive(lock.pid)) await new Promise((r) => setTimeout(r, 50));
+  if (pidAlive(lock.pid)) {
+    process.kill(lock.pid, 'SIGKILL');
+    fs.rmSync(paths.lockFile, { force: true });
+    removeSocket(paths.socket);
+  }
+  return lock.pid;
+}

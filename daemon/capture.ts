@@ -1,0 +1,94 @@
+/**
+ * Hook events → journal entries. Everything textual is redacted before it is journaled, and only
+ * the fields extraction needs are kept (long tool output is clipped). Also decides what is never
+ * captured: sessions working inside the data dir, and the project's own sidekick subagent.
+ */
+import path from 'node:path';
+import { redact } from '../engine/index.js';
+
+/** Events the daemon accepts from hooks. */
+export const CAPTURE_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'] as const;
+export type CaptureEventName = (typeof CAPTURE_EVENTS)[number];
+
+/** Events after which the session is flushed. */
+export const FLUSH_EVENTS: ReadonlySet<string> = new Set(['Stop', 'PreCompact', 'SessionEnd']);
+
+const MAX_TEXT = 8000;
+const MAX_TOOL_TEXT = 2000;
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…[${text.length - max} more characters]` : text;
+}
+
+function clean(value: unknown, max: number): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === undefined) return undefined;
+  // Redact before clipping, so a secret straddling the cut is still found whole.
+  return clip(redact(text).text, max);
+}
+
+/** A short description of a tool call's input (the command, the file), redacted. */
+function toolInput(tool: string | undefined, input: unknown): string | undefined {
+  if (!input || typeof input !== 'object') return clean(input, 500);
+  const i = input as Record<string, unknown>;
+  const summary = i.command ?? i.file_path ?? i.path ?? i.pattern ?? i.url ?? i.query ?? i.description;
+  return clean(summary ?? input, tool === 'Bash' ? 1000 : 500);
+}
+
+export interface CaptureDecision {
+  capture: boolean;
+  reason?: 'data_dir' | 'sidekick' | 'paused';
+}
+
+/** Whether this event may be captured at all (before pause is considered). */
+export function excluded(payload: Record<string, unknown>, home: string): CaptureDecision {
+  const cwd = typeof payload.cwd === 'string' ? payload.cwd : null;
+  if (cwd) {
+    const rel = path.relative(path.resolve(home), path.resolve(cwd));
+    if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) return { capture: false, reason: 'data_dir' };
+  }
+  const agent = [payload.agent_type, payload.subagent_type, payload.agent_name].find((v) => typeof v === 'string') as string | undefined;
+  if (agent && /(^|[:/])sidekick$/i.test(agent)) return { capture: false, reason: 'sidekick' };
+  return { capture: true };
+}
+
+/** The redacted, trimmed payload kept in the journal. */
+export function journalPayload(event: string, p: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const put = (k: string, v: unknown): void => {
+    if (v !== undefined) out[k] = v;
+  };
+  put('cwd', typeof p.cwd === 'string' ? p.cwd : undefined);
+  put('transcript_path', typeof p.transcript_path === 'string' ? p.transcript_path : undefined);
+  switch (event) {
+    case 'SessionStart':
+      put('source', typeof p.source === 'string' ? p.source : undefined);
+      break;
+    case 'UserPromptSubmit':
+      put('prompt', clean(p.prompt, MAX_TEXT));
+      break;
+    case 'PostToolUse':
+    case 'PostToolUseFailure': {
+      const tool = typeof p.tool_name === 'string' ? p.tool_name : undefined;
+      put('tool', tool);
+      put('input', toolInput(tool, p.tool_input));
+      put('ok', event === 'PostToolUse');
+      put('output', clean(p.tool_response ?? p.tool_result, MAX_TOOL_TEXT));
+      put('error', clean(p.error ?? p.error_message, MAX_TOOL_TEXT));
+      break;
+    }
+    case 'Stop':
+    case 'SubagentStop':
+      put('message', clean(p.last_assistant_message, MAX_TEXT));
+      put('agent_type', typeof p.agent_type === 'string' ? p.agent_type : undefined);
+      break;
+    case 'PreCompact':
+      put('trigger', typeof p.trigger === 'string' ? p.trigger : undefined);
+      break;
+    case 'SessionEnd':
+      put('reason', typeof p.reason === 'string' ? p.reason : undefined);
+      break;
+  }
+  return out;
+}

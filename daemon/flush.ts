@@ -1,0 +1,94 @@
+/**
+ * Flush one session: the turns captured since its last flush (transcript first, journal events
+ * for what the transcript lacks) → redact → extract → consolidate into memories → advance the
+ * session's cursors. Idempotent: replaying the same turns finds the exact duplicates and writes
+ * nothing new.
+ */
+import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
+import type { LiveSession } from './sessions.js';
+import { readTranscript, type Turn } from './transcript.js';
+import type { JournalEntry } from './journal.js';
+
+export interface FlushDeps {
+  engine: MemoryEngine;
+  extractor: Extractor;
+  userId: string;
+  /** False while the session is paused: what the transcript gained since is not read. */
+  readTranscript?: boolean;
+}
+
+export interface FlushResult {
+  session_id: string;
+  turns: number;
+  candidates: number;
+  results: IngestResult[];
+}
+
+/** Turns derived from journaled hook events (used for whatever the transcript does not have). */
+export function journalTurns(entries: readonly JournalEntry[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const e of entries) {
+    const p = e.p;
+    if (e.e === 'UserPromptSubmit' && typeof p.prompt === 'string') turns.push({ uuid: null, role: 'user', text: p.prompt });
+    else if ((e.e === 'Stop' || e.e === 'SubagentStop') && typeof p.message === 'string') turns.push({ uuid: null, role: 'assistant', text: p.message });
+    else if (e.e === 'PostToolUseFailure' && typeof p.error === 'string') {
+      turns.push({ uuid: null, role: 'tool', text: `${typeof p.input === 'string' ? `${p.input}\n` : ''}${p.error}`, ok: false, ...(typeof p.tool === 'string' ? { tool: p.tool } : {}) });
+    } else if (e.e === 'PostToolUse' && typeof p.output === 'string') {
+      turns.push({ uuid: null, role: 'tool', text: `${typeof p.input === 'string' ? `${p.input}\n` : ''}${p.output}`, ok: true, ...(typeof p.tool === 'string' ? { tool: p.tool } : {}) });
+    }
+  }
+  return turns;
+}
+
+/** Transcript turns, plus journal turns whose text the transcript does not already hold. */
+export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[]): Turn[] {
+  const seen = new Set(transcript.map((t) => contentHash(t.text)));
+  return [...transcript, ...journal.filter((t) => !seen.has(contentHash(t.text)))];
+}
+
+/** Read the transcript ahead of the flushed cursor into the session's buffer. */
+export function readAhead(s: LiveSession): void {
+  if (!s.transcript) return;
+  const r = readTranscript(s.transcript, s.readOffset);
+  if (r.rewound) {
+    // The file was replaced or truncated: start over; consolidation dedupes what was seen.
+    s.buffered = [];
+    s.offset = 0;
+  }
+  s.buffered.push(...r.turns);
+  s.readOffset = r.offset;
+}
+
+export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<FlushResult> {
+  if (deps.readTranscript !== false) readAhead(s);
+  const pending = [...s.pending];
+  const turns = mergeTurns(s.buffered, journalTurns(pending));
+  const extractTurns: ExtractTurn[] = turns.map((t) => ({
+    role: t.role,
+    // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
+    text: redact(t.text).text,
+    ...(t.tool ? { tool: t.tool } : {}),
+    ...(t.ok !== undefined ? { ok: t.ok } : {}),
+  }));
+  const candidates = extractTurns.length > 0 ? await deps.extractor.extract(extractTurns) : [];
+  const results =
+    candidates.length > 0
+      ? await deps.engine.ingest(candidates, {
+          user_id: deps.userId,
+          owner_id: deps.userId,
+          run_id: s.id,
+          repo: s.repo,
+          dir: s.dir,
+          source: { kind: 'capture', session_id: s.id },
+        })
+      : [];
+  // Everything read is now reflected in the store: advance the cursors.
+  s.offset = s.readOffset;
+  s.buffered = [];
+  const maxJ = pending.reduce((m, e) => Math.max(m, e.j), s.flushedJ);
+  s.flushedJ = maxJ;
+  s.pending = s.pending.filter((e) => e.j > maxJ);
+  s.lastFlush = Date.now();
+  s.memories += results.filter((r) => r.event !== 'NOOP').length;
+  return { session_id: s.id, turns: turns.length, candidates: candidates.length, results };
+}

@@ -1,0 +1,109 @@
+/** The daemon-only routes on its socket: capture, flush, recall, pause, resume, remember, status, local search. */
+import { Router } from 'express';
+import { z } from 'zod';
+import { httpError, parseBody } from '../api/index.js';
+import { CATEGORIES, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
+import type { Daemon } from './daemon.js';
+import { repoInfo } from './repo.js';
+import { daemonStatus } from './status.js';
+
+const pauseSchema = z.object({ session_id: z.string().min(1).max(256).optional(), all: z.boolean().optional(), cwd: z.string().max(4096).optional() }).strict();
+const rememberSchema = z
+  .object({
+    text: z.string().min(1, 'text must not be empty').max(200_000),
+    personal: z.boolean().optional(),
+    category: z.enum(CATEGORIES).optional(),
+    cwd: z.string().max(4096).optional(),
+    session_id: z.string().max(256).optional(),
+  })
+  .strict();
+const flushSchema = z.object({ session_id: z.string().min(1).max(256).optional() }).strict();
+const localSearchSchema = z
+  .object({
+    query: z.string().min(1, 'query must not be empty').max(10_000),
+    scope: z.enum(SCOPES).optional(),
+    cwd: z.string().max(4096).optional(),
+    session_id: z.string().max(256).optional(),
+    top_k: z.number().int().min(1).max(100).optional(),
+    threshold: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+/** A hook payload: an object with at least a session id (hooks send whatever Claude Code gave them). */
+function hookBody(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw httpError('VALIDATION_FAILED', 'send the hook event as a JSON object');
+  return body as Record<string, unknown>;
+}
+
+export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number }): Router {
+  const r = Router();
+
+  r.post('/capture', async (req, res) => {
+    res.json(await daemon.capture(hookBody(req.body)));
+  });
+
+  r.post('/recall', async (req, res) => {
+    res.json(await daemon.recall(hookBody(req.body)));
+  });
+
+  r.post('/flush', async (req, res) => {
+    const b = parseBody(flushSchema, req.body ?? {});
+    const results = await daemon.flush(b.session_id);
+    res.json({ flushed: results.map((x) => ({ session_id: x.session_id, turns: x.turns, candidates: x.candidates, memories: x.results })) });
+  });
+
+  r.post('/pause', async (req, res) => {
+    const b = parseBody(pauseSchema, req.body ?? {});
+    res.json(await daemon.setPaused(b, true));
+  });
+
+  r.post('/resume', async (req, res) => {
+    const b = parseBody(pauseSchema, req.body ?? {});
+    res.json(await daemon.setPaused(b, false));
+  });
+
+  r.post('/remember', async (req, res) => {
+    const b = parseBody(rememberSchema, req.body);
+    res.status(201).json({ results: await daemon.remember(b) });
+  });
+
+  r.get('/status', async (req, res) => {
+    const q = req.query as Record<string, string | undefined>;
+    res.json(await daemonStatus(daemon, { version: opts.version, cwd: q.cwd, session_id: q.session_id }));
+  });
+
+  /**
+   * Search from a working directory: the daemon resolves repo, dir, user and session for the scope.
+   * When nothing is found, the answer says how many memories the other scopes hold.
+   */
+  r.post('/local/search', async (req, res) => {
+    const b = parseBody(localSearchSchema, req.body);
+    const engine = await daemon.ready();
+    const info = repoInfo(b.cwd ?? process.cwd());
+    const ctx = { user_id: daemon.userId, repo: info.repo, dir: info.dir, run_id: b.session_id ?? null };
+    const scope = b.scope ?? opts.defaultScope;
+    const out = await engine.search({ query: b.query, scope, ...ctx, top_k: b.top_k ?? opts.topK, threshold: b.threshold });
+    const counts: Record<string, number | null> = {};
+    if (out.results.length === 0) {
+      for (const s of SCOPES) {
+        let f: MemoryFilter | null = null;
+        try {
+          f = scopeFilter(s, ctx);
+        } catch {
+          f = null;
+        }
+        counts[s] = f ? await engine.count(f) : null;
+      }
+    }
+    res.json({
+      results: out.results.map((h) => ({ memory_id: h.row.memory_id, content: h.row.content, score: h.score, category: h.row.category, space: h.row.space, repo: h.row.repo, updated_at: new Date(h.row.recorded_at).toISOString() })),
+      mode: out.mode,
+      scope,
+      repo: info.repo,
+      dir: info.dir,
+      other_scopes: counts,
+    });
+  });
+
+  return r;
+}

@@ -1,0 +1,118 @@
+/**
+ * Runs a Daemon on its Unix socket: the engine's /v1 API (one local principal, guarded by the
+ * socket's 0600 permissions) plus the daemon routes. `runDaemon` owns the whole process lifecycle:
+ * lock, journal, socket, engine, signals, drain.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { Router } from 'express';
+import { createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
+import { createEmbedder, createLogger, fileSink, RuleExtractor, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
+import { Daemon } from './daemon.js';
+import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
+import { daemonRouter } from './routes.js';
+
+export interface RunOptions {
+  config: Config;
+  paths: Paths;
+  version: string;
+  /** Override the embedder built from config (tests pass the tiny local model). */
+  embedder?: Embedder | null;
+  extractor?: Extractor;
+  logger?: Logger;
+}
+
+export interface RunningDaemon {
+  daemon: Daemon;
+  server: http.Server;
+  /** Resolves when the daemon has stopped. */
+  stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type StartResult = { started: true; running: RunningDaemon } | { started: false; holder: LockInfo };
+
+const ALL: ReadonlySet<Permission> = new Set<Permission>(['read', 'write', 'admin']);
+
+export async function startDaemon(opts: RunOptions): Promise<StartResult> {
+  const { config, paths } = opts;
+  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  const logger = opts.logger ?? createLogger(fileSink({ file: path.join(paths.logDir, 'daemon.log') }), config.logLevel, 'daemon');
+  const lock = await acquireLock(paths.lockFile, { pid: process.pid, started_at: new Date().toISOString(), socket: paths.socket, version: opts.version });
+  if (!lock.acquired) return { started: false, holder: lock.holder };
+
+  const embedder =
+    opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, offline: config.offline, cacheDir: paths.modelCache, logger });
+  const extractor = opts.extractor ?? new RuleExtractor({ embedder });
+  const daemon = new Daemon({ config, paths, logger, embedder, extractor, version: opts.version });
+  daemon.openJournal();
+
+  const exportsJobs = new ExportJobs(paths.exportsDir);
+  const idempotency = new IdempotencyStore();
+  const root = Router();
+  root.get('/health', (_req, res) => {
+    res.json({ ok: true, pid: process.pid, version: opts.version });
+  });
+  const app = createApp({
+    bodyLimitBytes: config.bodyLimitBytes,
+    importLimitBytes: config.importLimitBytes,
+    rootRouters: [root],
+    logger,
+    before: [
+      async (_req, res, next) => {
+        const ctx: ApiContext = {
+          engine: await daemon.ready(),
+          principal: 'local',
+          permissions: ALL,
+          readFilter: {},
+          ownerId: config.userId,
+          defaultUserId: config.userId,
+          exports: exportsJobs,
+          idempotency,
+          limits: { pageSizeMax: config.pageSizeMax },
+        };
+        res.locals.ctx = ctx;
+        next();
+      },
+    ],
+    routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK })],
+  });
+
+  removeSocket(paths.socket);
+  const server = http.createServer(app);
+  const oldMask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(paths.socket, () => resolve());
+    });
+  } finally {
+    process.umask(oldMask);
+  }
+  fs.chmodSync(paths.socket, 0o600);
+  logger.info('daemon listening', { socket: paths.socket, pid: process.pid });
+  void daemon.openEngine().catch((err: unknown) => logger.error('engine failed to open', { err }));
+
+  let stopping: Promise<void> | null = null;
+  let markStopped: () => void = () => {};
+  const stopped = new Promise<void>((r) => (markStopped = r));
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info('daemon stopping');
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeIdleConnections();
+      });
+      await exportsJobs.idle();
+      await daemon.stop();
+      if (opts.embedder === undefined) await embedder?.close().catch(() => {});
+      removeSocket(paths.socket);
+      releaseLock(paths.lockFile);
+      logger.info('daemon stopped');
+      markStopped();
+    })();
+    return stopping;
+  };
+  return { started: true, running: { daemon, server, stopped, stop } };
+}

@@ -1,0 +1,52 @@
+/** What `service status` and the dashboard show: health, capture state, counts, backlog, model. */
+import { CATEGORIES, scopeFilter, SCOPES, type MemoryFilter } from '../engine/index.js';
+import type { Daemon } from './daemon.js';
+import { repoInfo } from './repo.js';
+
+export interface StatusContext {
+  version: string;
+  cwd?: string | undefined;
+  session_id?: string | undefined;
+}
+
+export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<Record<string, unknown>> {
+  const engine = await daemon.ready();
+  const es = await engine.status();
+  if (!ctx.session_id && ctx.cwd) ctx = { ...ctx, session_id: daemon.latestSessionIn(ctx.cwd) ?? undefined };
+  const info = ctx.cwd ? repoInfo(ctx.cwd) : null;
+  const scopeCtx = { user_id: daemon.userId, repo: info?.repo ?? null, dir: info?.dir ?? null, run_id: ctx.session_id ?? null };
+  const byScope: Record<string, number | null> = {};
+  for (const s of SCOPES) {
+    let f: MemoryFilter | null = null;
+    try {
+      f = scopeFilter(s, scopeCtx);
+    } catch {
+      f = null;
+    }
+    byScope[s] = f ? await engine.count(f) : null;
+  }
+  const byCategory: Record<string, number> = {};
+  for (const c of CATEGORIES) byCategory[c] = await engine.count({ category: c });
+  const sessions = daemon.sessions.all();
+  const journal = daemon.journal.stats();
+  const pending = sessions.reduce((n, s) => n + s.pending.length, 0);
+  return {
+    daemon: { pid: process.pid, version: ctx.version, uptime_s: Math.round((Date.now() - daemon.startedAt) / 1000), started_at: new Date(daemon.startedAt).toISOString(), socket: daemon.paths.socket, home: daemon.paths.home },
+    capture: {
+      state: daemon.pause.all ? 'paused' : 'capturing',
+      paused_all: daemon.pause.all,
+      paused_sessions: daemon.pause.pausedSessions(),
+      session: ctx.session_id ? (daemon.pause.isPaused(ctx.session_id) ? 'paused' : 'capturing') : null,
+      sessions: sessions
+        .filter((s) => !s.ended || s.pending.length > 0)
+        .map((s) => ({ session_id: s.id, repo: s.repo, state: daemon.pause.isPaused(s.id) ? 'paused' : 'capturing', pending: s.pending.length, last_activity: new Date(s.lastActivity).toISOString(), last_flush: s.lastFlush ? new Date(s.lastFlush).toISOString() : null, memories: s.memories })),
+    },
+    memories: { total: es.memories, versions: es.versions, by_space: { project: await engine.count({ space: 'project' }), personal: await engine.count({ space: 'personal' }) }, by_scope: byScope, by_category: byCategory },
+    context: { cwd: ctx.cwd ?? null, repo: info?.repo ?? null, dir: info?.dir ?? null, session_id: ctx.session_id ?? null },
+    journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes },
+    flush: { backlog_sessions: sessions.filter((s) => s.pending.length > 0).length, last: daemon.lastFlush },
+    model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
+    recent: daemon.recent.slice(-20),
+    last_error: daemon.lastError,
+  };
+}
