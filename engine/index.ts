@@ -52,3 +52,7 @@ export type {
 } from './types.js';
 export { redact, containsSecret } from './redact/redact.js';
 export type { RedactResult, RedactFinding } from './redact/redact.js';
+export { RuleExtractor } from './extract/rule-extractor.js';
+export type { RuleExtractorOptions } from './extract/rule-extractor.js';
+export type { ExtractTurn, Candidate, Extractor } from './extract/types.js';
+export { subjectOf } from './extract/subject.js';
