@@ -55,4 +55,7 @@ export type { RedactResult, RedactFinding } from './redact/redact.js';
 export { RuleExtractor } from './extract/rule-extractor.js';
 export type { RuleExtractorOptions } from './extract/rule-extractor.js';
 export type { ExtractTurn, Candidate, Extractor } from './extract/types.js';
+export { decide, sameFamily, NEAR_JACCARD, NEAR_SIMILARITY } from './extract/consolidate.js';
+export type { Neighbor, Decision } from './extract/consolidate.js';
 export { subjectOf } from './extract/subject.js';
+export { termJaccard } from './text/tokenize.js';
