@@ -19,7 +19,7 @@ import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
 import type { AsOf, Category, MemoryFilter, MemoryVersion, Metadata, Scope, Source, Space, VersionRow } from './types.js';
 import { WriteQueue } from './write-queue.js';
 import { ingest, type IngestBase, type IngestResult } from './ingest.js';
-import type { Candidate } from './extract/index.js';
+import type { Candidate } from './extract/types.js';
 
 export interface EngineOptions {
   store: MemoryStore;

@@ -58,3 +58,10 @@ export type { ContextItem, ContextSection, AssembleOptions } from './recall/asse
 export { redact, containsSecret } from './redact/redact.js';
 export type { RedactResult, RedactFinding } from './redact/redact.js';
 export type { IngestBase, IngestResult } from './ingest.js';
+export { RuleExtractor } from './extract/rule-extractor.js';
+export type { RuleExtractorOptions } from './extract/rule-extractor.js';
+export type { ExtractTurn, Candidate, Extractor } from './extract/types.js';
+export { decide, sameFamily, NEAR_JACCARD, NEAR_SIMILARITY } from './extract/consolidate.js';
+export type { Neighbor, Decision } from './extract/consolidate.js';
+export { subjectOf } from './extract/subject.js';
+export { termJaccard } from './text/tokenize.js';

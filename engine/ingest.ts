@@ -4,7 +4,9 @@
  * UPDATE that refreshes the wording, or an UPDATE that supersedes the old value of the same
  * subject as a change in the world (history kept).
  */
-import { decide, subjectOf, type Candidate, type Neighbor } from './extract/index.js';
+import { decide, type Neighbor } from './extract/consolidate.js';
+import { subjectOf } from './extract/subject.js';
+import type { Candidate } from './extract/types.js';
 import type { MemoryEngine } from './engine.js';
 import { contentHash } from './text/content.js';
 import type { MemoryFilter, Source } from './types.js';

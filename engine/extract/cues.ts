@@ -1,0 +1,139 @@
+/**
+ * Cue phrases per category with scores. A sentence's score for a category is its strongest
+ * cue, plus a little for a stated reason, minus a hedge penalty. Weights: 0.85–0.9 explicit
+ * ("Decision:", "decided to", "must not"), 0.75–0.8 clear phrasing, 0.6–0.7 weaker signals
+ * that need no competing cue to win. A sentence without any cue is never a memory.
+ */
+import type { Category } from '../types.js';
+import { hedgePenalty } from './noise.js';
+import { toolNamesPattern } from './synonyms.js';
+
+interface Cue {
+  category: Category;
+  weight: number;
+  re: RegExp;
+  /** The cue speaks about the user's own taste: the memory goes to the personal space. */
+  personal?: boolean;
+}
+
+/** "We use Yarn Berry…": a team statement about a tool the synonym table knows. */
+const KNOWN_TOOL_IN_USE = new RegExp(`\\bwe (?:use|run|build with|deploy with|rely on)\\s+(?:\\w+\\s+)?(?:${toolNamesPattern()})\\b`, 'i');
+
+const cue = (category: Category, weight: number, re: RegExp, personal = false): Cue => ({ category, weight, re, personal });
+
+const CUES: readonly Cue[] = [
+  cue('decision', 0.9, /^(?:decision|decided)\s*[:–-]/i),
+  cue('decision', 0.85, /\b(?:i|we)(?:'ve| have)? (?:finally |just |now )?decided\b|\bdecided (?:to|on|that|against)\b/i),
+  cue('decision', 0.85, /\b(?:we|i)(?:'ve| have)? (?:all )?agreed\b|\bagreed (?:to|on|that)\b/i),
+  cue('decision', 0.8, /\blet'?s (?:go with|use|switch|stick with|move to|adopt|keep|drop|pick|standardi[sz]e on|migrate)\b/i),
+  cue('decision', 0.75, /\bwe(?:'ll| will|'re going to| are going to| shall)\s+(?:\w+ly\s+)?(?:use|go with|switch|stick with|move|adopt|keep|drop|migrate|standardi[sz]e|store|expose|deploy|replace|rely on)\b/i),
+  cue('decision', 0.65, /\bwe should (?:use|go with|switch|stick with|move|adopt|keep|drop|migrate)\b/i),
+  cue('decision', 0.75, /\b(?:we|i)(?:'re| are|'m| am|'ve| have)? ?(?:switching|switched|moving|moved|migrating|migrated|replacing|replaced)\b[^.]{0,60}?\b(?:to|with|from|over)\b/i),
+  cue('decision', 0.75, /\b(?:going|went) with\b|\bopted (?:for|to)\b|\bsettled on\b|\bwe (?:chose|picked)\b/i),
+  cue('decision', 0.7, /\b(?:use|using|go with|switch to)\b[^.]{1,60}\binstead of\b/i),
+  cue('decision', 0.7, /^(?:switched|migrated|moved|replaced|dropped|adopted|pinned)\b[^.]{0,60}\b(?:to|with|from|for)\b/i),
+
+  cue('constraint', 0.85, /\bmust(?:n't| not| never)\b|\bshall not\b/i),
+  cue('constraint', 0.75, /\bmust (?:be|stay|remain|support|run|work|use|have|pass|keep|go|only|never)\b/i),
+  cue('constraint', 0.8, /\b(?:has|have|need|needs) to (?:support|run on|work|stay|be compatible|remain|target|keep working|build on)\b/i),
+  cue('constraint', 0.8, /\b(?:can(?:'|no)?t|cannot|can not|may not|(?:are|is|aren't|isn't) not allowed to|(?:aren't|isn't) allowed to) (?:use|add|depend|ship|import|call|expose|store|log|touch|change|require|break|bump|upgrade)\b/i),
+  cue('constraint', 0.75, /\b(?:not allowed|forbidden|prohibited|not permitted)\b/i),
+  cue('constraint', 0.75, /^(?:never|under no circumstances)\b/i),
+  cue('constraint', 0.7, /\b(?:we|you) (?:should |must )?never\b/i),
+  cue('constraint', 0.7, /^always\b/i),
+  cue('constraint', 0.7, /^(?:do not|don't|dont) (?:add|use|import|commit|push|touch|modify|change|expose|store|log|call|edit|delete|remove|bump|upgrade|merge|deploy|disable|skip|rename)\b/i),
+  cue('constraint', 0.7, /\b(?:requires?|depends on) (?:node|python|java|go|ruby|rust|at least|a minimum)\b|\bat least (?:node|python|version|v?\d)/i),
+  cue('constraint', 0.65, /\bonly (?:\w+ ){0,3}(?:is|are) (?:allowed|supported|permitted)\b|\b(?:is|are) mandatory\b/i),
+  cue('constraint', 0.7, /\bcompatib(?:le|ility) with\b|\bbackwards?[ -]compatib/i),
+
+  cue('preference', 0.8, /\bi (?:really |strongly |much |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand|want you to|don't like|do not like)\b/i, true),
+  cue('preference', 0.8, /\bi(?:'d| would) (?:much )?(?:rather|prefer|like you to)\b/i, true),
+  cue('preference', 0.75, /\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b/i, true),
+  cue('preference', 0.8, /^(?:please )?(?:don'?t|do not|never) ever\b[^.]*\b(?:me|my|you|your|replies|answers|responses|explanations|messages)\b/i, true),
+  cue('preference', 0.75, /^please (?:always|never|don't|do not)\b[^.]*\b(?:me|my|reply|replies|answer|answers|respond|responses|explain|explanations|summar)/i, true),
+  cue('preference', 0.7, /\bi (?:always|usually|never|tend to)\b/i, true),
+  cue('preference', 0.7, /\bwe (?:prefer|like|favou?r)\b/i),
+
+  cue('convention', 0.8, /\bwe (?:always |usually |generally |typically |consistently )?(?:use|indent with|write|format with)\b[^.]{0,40}\b(?:tabs?|spaces|indentation|camel ?case|snake[_ ]case|kebab[- ]case|pascal ?case|single quotes|double quotes|semicolons|trailing commas|named exports|default exports|conventional commits|prefix|suffix)\b/i),
+  cue('convention', 0.8, /\bcommit messages?\b[^.]{0,30}\b(?:follow|use|start|must|should|are|need)\b/i),
+  cue('convention', 0.75, /\b(?:named|naming|name (?:them|it|files)|file ?names?)\b[^.]{0,40}\b(?:camel|snake|kebab|pascal|lower|upper)[ _-]?case\b|\b(?:camel|snake|kebab|pascal)[ _-]?case\b/i),
+  cue('convention', 0.75, /\b(?:tests?|specs?|fixtures|migrations|components|docs|scripts|types|configs?|helpers|utils|mocks|stories|assets|hooks)\b (?:all )?(?:live|go|belong|are kept|sit|are placed|are stored|are located)\b (?:in|under|next to|beside|alongside|inside)\b/i),
+  cue('convention', 0.75, /\bby convention\b|\b(?:our|the) convention\b|\bconvention is\b|\bstyle guide\b/i),
+  cue('convention', 0.7, /^(?:please )?(?:use|write|keep|put|name|prefix|format)\b[^.]*\b(?:everywhere|always|from now on|throughout|in this (?:repo|project|codebase)|for all|across the)\b/i),
+  cue('convention', 0.75, /\b(?:branch|file|folder|tag|release|package|variable|function|class|table|column|topic|queue|bucket) names?\b[^.]{0,30}\b(?:look like|follow|start with|end with|must|should|are always)\b/i),
+  cue('convention', 0.65, /\b(?:prefixed|suffixed) with\b|\b(?:formatted|linted) with\b/i),
+  cue('convention', 0.65, /\b(?:from now on|going forward|as a rule)\b/i),
+
+  cue('context', 0.75, /\b(?:this|the|our) (?:repo|repository|project|monorepo|codebase|app|application|service|backend|frontend|api|cli|site|product|stack)\b[^.]{0,40}\b(?:uses|is built (?:with|on)|is written in|is a|runs on|depends on|talks to|is deployed|consists of)\b/i),
+  cue('context', 0.75, /\b(?:is|are) (?:written|built|implemented|developed) (?:in|with|on)\b/i),
+  cue('context', 0.75, /\bdeploy(?:s|ments?|ed|ing)?\b[^.]{0,30}\b(?:go(?:es)? through|via|run on|happen|are done|is done|through)\b/i),
+  cue('context', 0.6, /\b(?:runs?|hosted|deployed|lives?) (?:on|in|at)\b/i),
+  cue('context', 0.6, /\bwe(?:'re| are) (?:building|migrating|using|running)\b/i),
+  cue('context', 0.65, KNOWN_TOOL_IN_USE),
+  cue('context', 0.6, /\b(?:ships?|shipped|released|publish(?:es|ed)?) (?:to|on|via)\b/i),
+
+  cue('fact', 0.75, /\bport\s*(?:number\s*)?(?:is\s*|=\s*|:\s*)?\d{2,5}\b|\blocalhost:\d{2,5}\b/i),
+  cue('fact', 0.7, /\b(?:is|are|gets?) (?:reset|rotated|backed up|refreshed|wiped|cleared|purged|rebuilt|redeployed|recreated|restarted)\b[^.]{0,40}\b(?:every|daily|nightly|weekly|hourly|each|at \d)/i),
+  cue('fact', 0.65, /\b(?:every (?:night|day|hour|week|morning|evening)|nightly|daily at|at \d{1,2}:\d{2})\b/i),
+  cue('fact', 0.7, /\b(?:run|runs|are run|is run|start|starts|is started|build|builds|is built) (?:with|via|using) `[^`]+`/i),
+  cue('fact', 0.65, /\b(?:is|are|lives?) (?:at|on) (?:https?:\/\/|`)/i),
+  cue('fact', 0.6, /\bis (?:pinned|locked) (?:to|at)\b/i),
+  cue('fact', 0.65, /\b(?:is|are) (?:served|hosted|exposed|mounted|available|reachable) (?:from|at|on|under) (?:\/|https?:\/\/|`)/i),
+  cue('fact', 0.6, /\b(?:is|are) (?:limited|capped|rate[- ]limited) (?:to|at)\b|\btimes? out after\b/i),
+
+  cue('note', 0.65, /^(?:note|nb|fyi|heads up|important|remember|reminder|keep in mind)\b/i),
+  cue('note', 0.65, /\bremember that\b|\bkeep in mind\b|\bfor the record\b|\bworth noting\b|\bnote that\b/i),
+];
+
+/** Cues strong enough that a question carrying them still states something ("We decided on X, right?"). */
+export const STATES_DECISION = /\b(?:decided|agreed|let'?s go with|we(?:'ll| will) use|going with|settled on)\b/i;
+
+/** Assistant sentences count only when they state a conclusion. */
+export const CONCLUSION =
+  /^(?:decision|decided|summary|conclusion|outcome|to summari[sz]e|in summary|in short|going forward|from now on|note for (?:later|the future)|for future reference)\b|\b(?:i'?ve|i have|we'?ve|we have) (?:now )?(?:switched|changed|moved|migrated|replaced|standardi[sz]ed|pinned|settled|decided|agreed|converted|upgraded|downgraded)\b|\bwe (?:agreed|decided|settled|chose|went with)\b|\b(?:from now on|going forward)\b/i;
+
+const RATIONALE = /\b(?:because|since|so that|otherwise|due to|as it)\b/i;
+
+/** Priority among equal scores: the more specific, actionable category first. */
+const PRIORITY: readonly Category[] = ['decision', 'constraint', 'preference', 'convention', 'fact', 'context', 'note'];
+
+export interface CueScores {
+  /** Score per category that has a cue (0..1). */
+  scores: Map<Category, number>;
+  /** Best category by score, ties by PRIORITY. */
+  best: Category;
+  personal: boolean;
+}
+
+export function scoreSentence(sentence: string): CueScores | null {
+  const scores = new Map<Category, number>();
+  let personal = false;
+  let personalWeight = 0;
+  for (const c of CUES) {
+    if (!c.re.test(sentence)) continue;
+    if ((scores.get(c.category) ?? 0) < c.weight) scores.set(c.category, c.weight);
+    if (c.personal && c.weight > personalWeight) {
+      personal = true;
+      personalWeight = c.weight;
+    }
+  }
+  if (scores.size === 0) return null;
+  const bonus = RATIONALE.test(sentence) ? 0.05 : 0;
+  const penalty = hedgePenalty(sentence);
+  for (const [k, v] of scores) scores.set(k, Math.max(0, Math.min(0.95, v + bonus - penalty)));
+  const best = bestOf(scores);
+  return { scores, best, personal: personal && best === 'preference' };
+}
+
+export function bestOf(scores: ReadonlyMap<Category, number>): Category {
+  let best: Category = 'note';
+  let top = -1;
+  for (const cat of PRIORITY) {
+    const s = scores.get(cat);
+    if (s !== undefined && s > top) {
+      top = s;
+      best = cat;
+    }
+  }
+  return best;
+}

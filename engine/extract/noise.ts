@@ -1,0 +1,74 @@
+/**
+ * Line and sentence filters: what is never a memory. Code, logs, stack traces, progress
+ * output, acknowledgements, questions. Each test is a cheap regex over one line or sentence.
+ */
+import { words } from '../text/tokenize.js';
+
+const CODE_KEYWORD_START =
+  /^(?:import|export|const|let|var|function|class|interface|type|enum|def|return|if|elif|else|for|while|switch|case|package|public|private|protected|async|await|fn|impl|struct|pub|use|from|try|catch|throw|new)\b/;
+const CODE_PUNCT = /[;{}=()<>[\]]/;
+const CODE_END = /(?:[;{}]|=>|\\)$/;
+const CODE_TOKENS = /=>|===|!==|&&|\|\||::|\+\+|<\/\w+>|\w+\([^)]*\)\s*[;{]/;
+const SYMBOLS = /[{}[\]();=<>$|&*\\]/g;
+
+/** A line of source code, markup, data or a shell command rather than prose. */
+export function isCodeLine(line: string): boolean {
+  const t = line.trim();
+  if (/^(?:\/\/|\/\*|\*\s|\*\/|#!|<[a-z][\w-]*[\s>/]|<\/|\$ |>>> |\w+@[\w.-]+:[~/])/.test(t)) return true;
+  if (/^"[^"]+"\s*:/.test(t) || /^[\w.-]+:\s*\S+$/.test(t) || /^\S+$/.test(t)) return true;
+  if (CODE_END.test(t) && !/[.!?]$/.test(t)) return true;
+  if (CODE_TOKENS.test(t)) return true;
+  if (CODE_KEYWORD_START.test(t) && CODE_PUNCT.test(t)) return true;
+  const symbols = t.match(SYMBOLS)?.length ?? 0;
+  return t.length >= 10 && symbols / t.length > 0.1;
+}
+
+const LOG_LINE =
+  /^(?:\[[^\]]{1,24}\]\s|\d{4}-\d\d-\d\d[T ]\d\d:|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL)\b[:\s]|npm (?:ERR!|WARN|notice)|(?:PASS|FAIL)\s|(?:not )?ok \d+\b|#\s*(?:tests|pass|fail|suites|duration|skipped|todo|cancelled)\b|[✓✔✗✘×•·▶►⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏])/;
+const TRACE_LINE =
+  /^(?:at\s+\S.*(?:\(.+:\d+(?::\d+)?\)|:\d+:\d+)$|Traceback \(most recent call last\)|File ".+", line \d+|[\w.]*(?:Error|Exception)(?::\s|$)|Caused by:|panic:|goroutine \d+)/;
+const PROGRESS =
+  /^(?:running|reading|writing|searching|checking|installing|building|compiling|downloading|fetching|loading|analy[sz]ing|updating|creating|executing|looking|scanning|listing|starting|waiting|generating|resolving|linking|applying|editing)\b[^.!?]{0,100}(?:\.\.\.|…)$|^(?:all\s+)?\d+\s+(?:tests?\s+)?(?:passed|failed|passing|failing)\b|\d{1,3}%\s*(?:\||\]|complete|done)/i;
+
+/** Tool chatter: logs, test reporters, stack traces, progress lines. */
+export function isChatterLine(line: string): boolean {
+  const t = line.trim();
+  return LOG_LINE.test(t) || TRACE_LINE.test(t) || PROGRESS.test(t);
+}
+
+const ACK = new Set(
+  (
+    'ok okay k sure thanks thank thx ty you great cool nice perfect sounds good got it lgtm yes yep yeah yup no nope ' +
+    'awesome alright right fine done hi hello hey please agreed exactly correct works that this makes sense will do ' +
+    'go ahead love wonderful excellent amazing much so lol haha hmm wow oh ah'
+  ).split(' '),
+);
+
+/** Greetings, thanks and acknowledgements ("ok", "thanks!", "sounds good, go ahead"). */
+export function isAcknowledgement(sentence: string): boolean {
+  const w = words(sentence);
+  return w.length === 0 || w.every((x) => ACK.has(x));
+}
+
+const QUESTION_START =
+  /^(?:what|why|how|when|where|which|who|whose|whom)\b|^(?:can|could|would|should|shall|will|do|does|did|is|are|am|was|were|have|has|may|might)\s+(?:we|you|i|it|they|this|that|there|the|our|my|your|anyone|someone)\b/i;
+
+export function isQuestion(sentence: string): boolean {
+  const t = sentence.trim();
+  return t.endsWith('?') || QUESTION_START.test(t);
+}
+
+/** Assistant narration of its next step ("Let me read…", "I'll now run…"): never a conclusion. */
+export function isNarration(sentence: string): boolean {
+  return /^(?:let me|let's (?:see|look|check|try|run|read|start|take)|i'll|i will|i'm going to|i am going to|i'm now|now (?:i'll|let me|i will)|next,? (?:i'll|let me)|first,? (?:i'll|let me)|i need to|i can see|i see|looking at|i found|i notice|i'm|here's|here is)\b/i.test(
+    sentence.trim(),
+  );
+}
+
+/** Tentative or hypothetical statements; they lower a cue's score rather than veto it. */
+export function hedgePenalty(sentence: string): number {
+  let p = 0;
+  if (/\b(?:maybe|perhaps|might|not sure|i wonder|probably|could try|what if|thinking about|considering|leaning)\b/i.test(sentence)) p += 0.25;
+  if (/^(?:if|unless|whether|in case)\b/i.test(sentence.trim())) p += 0.3;
+  return p;
+}

@@ -1,0 +1,95 @@
+/**
+ * Turn text into prose sentences worth scoring. Removes what must never become a memory
+ * (injected `<memory-context>` blocks, fenced code, code-like lines, diffs, logs, traces),
+ * joins hard-wrapped lines, strips Markdown decoration, and splits sentences.
+ */
+import { isChatterLine, isCodeLine } from './noise.js';
+
+export interface Sentence {
+  text: string;
+  /** A bullet under a "Summary" / "Decisions" heading: an assistant conclusion by position. */
+  concluded: boolean;
+}
+
+// Our recall hook labels what it injects with this tag; such text is never extracted again.
+// Unclosed: to the end, failing closed.
+const MEMORY_CONTEXT = /<memory-context\b[^>]*>[\s\S]*?(?:<\/memory-context\s*>|$)/gi;
+const FENCE = /^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^[ \t]*\1[ \t]*$|(?![\s\S]))/gm;
+const DIFF_HEADER = /^(?:diff --git |@@ -\d|\+\+\+ |--- a\/)/m;
+const BULLET = /^(?:[-*+•]|\d{1,2}[.)])\s+/;
+const HEADING = /^#{1,6}\s+/;
+const SUMMARY_WORDS = '(?:summary|decisions?|key decisions|conclusions?|outcome|what (?:we|i) (?:changed|decided)|changes(?: made)?)';
+/** A line that is only a summary label ("Summary:", "**Decisions**"). */
+const SUMMARY_LABEL = new RegExp(`^(?:\\*\\*)?${SUMMARY_WORDS}(?:\\*\\*)?:?(?:\\*\\*)?$`, 'i');
+/** A Markdown heading about a summary ("## Summary of changes"). */
+const SUMMARY_HEADING = new RegExp(`^${SUMMARY_WORDS}\\b[^.!?]{0,40}$`, 'i');
+
+/** Remove injected memory context and fenced code blocks. */
+export function stripInjected(text: string): string {
+  return text.replace(MEMORY_CONTEXT, '\n').replace(FENCE, '\n');
+}
+
+export function sentences(text: string): Sentence[] {
+  const body = stripInjected(text);
+  const diff = DIFF_HEADER.test(body);
+  const out: Sentence[] = [];
+  let summary = false;
+  let para: string[] = [];
+  let paraConcluded = false;
+  const flush = (): void => {
+    if (para.length > 0) for (const s of splitSentences(para.join(' '))) out.push({ text: s, concluded: paraConcluded });
+    para = [];
+    paraConcluded = false;
+  };
+
+  for (const raw of body.split(/\r?\n/)) {
+    if (raw.trim() === '') {
+      flush();
+      continue;
+    }
+    if (diff && /^[+-]/.test(raw)) continue;
+    let line = raw.trim().replace(/^>\s?/, '');
+    if (HEADING.test(line) || SUMMARY_LABEL.test(line)) {
+      flush();
+      summary = SUMMARY_LABEL.test(line) || SUMMARY_HEADING.test(line.replace(HEADING, ''));
+      continue;
+    }
+    const bullet = BULLET.test(line);
+    if (bullet) {
+      flush();
+      line = line.replace(BULLET, '');
+    } else if (para.length === 0) {
+      summary = false;
+    }
+    line = line.replace(/\*\*([^*]+)\*\*/g, '$1').replace(/__([^_]+)__/g, '$1');
+    if (isCodeLine(line) || isChatterLine(line)) {
+      flush();
+      continue;
+    }
+    // Hard-wrapped prose continues the paragraph; a new bullet starts its own.
+    para.push(line);
+    paraConcluded = summary && bullet ? true : paraConcluded;
+  }
+  flush();
+  return out;
+}
+
+const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'approx', 'incl', 'fig', 'no', 'mr', 'mrs', 'dr', 'st', 'al']);
+
+/** Split at sentence ends followed by a capital, digit, quote or code; not after "e.g." etc. */
+export function splitSentences(text: string): string[] {
+  const out: string[] = [];
+  const re = /[.!?]+["')\]]*\s+(?=[A-Z0-9"'`([])/g;
+  let start = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const before = text.slice(start, m.index);
+    const lastWord = /([\w.]+)$/.exec(before)?.[1]?.toLowerCase() ?? '';
+    if (ABBREVIATIONS.has(lastWord) || /^[a-z]$/i.test(lastWord)) continue;
+    out.push(text.slice(start, m.index + m[0].trimEnd().length).trim());
+    start = m.index + m[0].length;
+  }
+  const rest = text.slice(start).trim();
+  if (rest) out.push(rest);
+  return out.filter((s) => s.length > 0);
+}

@@ -1,0 +1,60 @@
+/**
+ * Durable facts from tool outcomes, kept conservative: a failed install that names a required
+ * runtime version, and a passing test command. Everything else a tool prints is chatter.
+ *
+ * Tool text is the capture format: optionally the command on a first line prefixed `$ `, then
+ * its output. Only shell-like tools are read; a `Read` of a README is not an outcome.
+ */
+import type { Category } from '../types.js';
+import type { ExtractTurn } from './types.js';
+
+export interface ToolFact {
+  content: string;
+  category: Category;
+  confidence: number;
+}
+
+/** Below user statements: a tool outcome is evidence, not an instruction. */
+const TOOL_CONFIDENCE = 0.6;
+const SHELL_TOOLS = /^(?:bash|shell|sh|zsh|terminal|exec|run|command|powershell)$/i;
+
+const RUNTIME_NAMES: Record<string, string> = { node: 'Node', npm: 'npm', pnpm: 'pnpm', yarn: 'Yarn', python: 'Python', go: 'Go', java: 'Java', ruby: 'Ruby' };
+const ENGINE_REQUIREMENTS: readonly RegExp[] = [
+  // npm EBADENGINE / notsup: Required: {"node":">=20"}
+  /Required:\s*\{\s*"(node|npm|pnpm|yarn)"\s*:\s*"([^"]{1,20})"/i,
+  // yarn: The engine "node" is incompatible with this module. Expected version ">=20".
+  /engine "(node|npm|pnpm|yarn)" is incompatible with this module\. Expected version "([^"]{1,20})"/i,
+  // Generic: requires Node >= 20 / Python 3.11 or later is required
+  /\brequires? (node|python|go|java|ruby)(?:\.js)?(?: version)?\s*((?:>=?|\^|~)\s*v?\d+(?:\.\d+)*|v?\d+(?:\.\d+)*\s+or (?:later|higher|newer|above))/i,
+  /\b(node|python|go|java|ruby)(?:\.js)?\s*((?:>=?)\s*v?\d+(?:\.\d+)*|v?\d+(?:\.\d+)*\s+or (?:later|higher|newer|above)) is required\b/i,
+  // pip: Package 'x' requires a different Python: 3.9.18 not in '>=3.11'
+  /requires a different (Python): [\d.]+ not in '([^']{1,20})'/i,
+];
+
+const TEST_COMMAND =
+  /^(?:npm (?:run )?test|npm t|pnpm (?:run )?test|pnpm t|yarn (?:run )?test|bun test|npx (?:vitest|jest|mocha)(?: run)?|node --test|pytest|python -m pytest|go test(?: \.\/\.\.\.)?|cargo test|make test|mvn test|gradle test|\.\/gradlew test|dotnet test|(?:bundle exec )?rspec|deno test)(?=\s|$)/;
+// Case matters: TAP prints `# fail 0` on success, Jest prints `FAIL` on failure.
+const PASSED = /^#\s*pass\s+[1-9]|\b[1-9]\d* (?:tests? )?[Pp]ass(?:ed|ing)\b|^Tests:\s+[1-9]\d* passed|^ok \d|\bPASS\b|test result: ok/m;
+const FAILED = /^#\s*fail\s+[1-9]|\b[1-9]\d* (?:tests? )?[Ff]ail(?:ed|ing|ures?)?\b|^not ok\b|\bFAIL(?:ED)?\b|[1-9]\d* errors?\b/m;
+
+export function toolFacts(turn: ExtractTurn): ToolFact[] {
+  if (turn.role !== 'tool' || (turn.tool !== undefined && !SHELL_TOOLS.test(turn.tool))) return [];
+  const text = turn.text;
+  const command = /^\$\s+(.+)$/m.exec(text.split('\n', 1)[0] ?? '')?.[1]?.trim() ?? null;
+
+  for (const re of ENGINE_REQUIREMENTS) {
+    const m = re.exec(text);
+    if (!m) continue;
+    const name = RUNTIME_NAMES[m[1]!.toLowerCase()] ?? m[1]!;
+    const range = m[2]!.replace(/^(>=?|\^|~)\s*v?/, (_all, op: string) => `${op} `).trim();
+    return [{ content: `Requires ${name} ${range}.`, category: 'constraint', confidence: TOOL_CONFIDENCE }];
+  }
+
+  if (turn.ok === true && command) {
+    const test = TEST_COMMAND.exec(command)?.[0];
+    if (test && PASSED.test(text) && !FAILED.test(text)) {
+      return [{ content: `Tests run with \`${test}\`.`, category: 'fact', confidence: TOOL_CONFIDENCE }];
+    }
+  }
+  return [];
+}

@@ -1,0 +1,33 @@
+/**
+ * What the extractor consumes and produces (DESIGN.md §5.4). An extractor turns the turns of a
+ * flushed session into candidate memories; consolidation then decides what each one does to
+ * the store (see consolidate.ts).
+ */
+import type { Category, Space } from '../types.js';
+
+/** One turn of a coding-agent session, already redacted. */
+export interface ExtractTurn {
+  role: 'user' | 'assistant' | 'tool';
+  text: string;
+  /** Tool name for tool turns (`Bash`, `Read`…). Only shell-like tools yield facts. */
+  tool?: string;
+  /** Whether the tool call succeeded. */
+  ok?: boolean;
+}
+
+export interface Candidate {
+  /** One or two self-contained sentences, at most 300 characters. */
+  content: string;
+  category: Category;
+  space: Space;
+  /** 0..1; rules decide it, prototype similarity nudges it by at most ±0.1. */
+  confidence: number;
+  /** normalized subject key for supersede detection, e.g. "package manager", "db for sessions"; null when none */
+  subject: string | null;
+  role: ExtractTurn['role'];
+}
+
+export interface Extractor {
+  /** Candidates in turn order. Deterministic: the same turns give the same candidates. */
+  extract(turns: readonly ExtractTurn[]): Promise<Candidate[]>;
+}
