@@ -10,9 +10,9 @@ export interface CommandEntry {
   load: () => Promise<Command>;
 }
 
-const memory = (): Promise<typeof import('./commands/memory.js')> => import('./commands/memory.js');
-const daemon = (): Promise<typeof import('./commands/daemon.js')> => import('./commands/daemon.js');
-const keys = (): Promise<typeof import('./commands/keys.js')> => import('./commands/keys.js');
+const memory = () => import('./commands/memory.js');
+const daemon = () => import('./commands/daemon.js');
+const keys = () => import('./commands/keys.js');
 
 export const COMMANDS: CommandEntry[] = [
   { path: ['status'], summary: 'capture state, memory counts, backlog, model and health', load: async () => (await import('./commands/status.js')).statusCommand },

@@ -242,15 +242,15 @@ export class Daemon {
       for (const s of affected) if (s.pending.length > 0 || s.buffered.length > 0) void this.scheduleFlush(s.id).catch(() => {});
     } else {
       const wasPaused = affected.filter((s) => this.pause.isPaused(s.id));
-      this.pause.resume(target);
-      // Nothing said while paused is ever captured: skip the transcript to its end.
+      // Nothing said while paused is ever captured: finish what was taken in before the pause
+      // (still paused, so the transcript is not read), then skip the transcript to its end.
       for (const s of wasPaused) {
-        if (this.pause.isPaused(s.id)) continue;
-        await this.scheduleFlush(s.id).catch(() => null);
+        await this.flushQueue.get(s.id)?.promise.catch(() => null);
         const size = s.transcript ? fileSize(s.transcript) : 0;
         s.offset = s.readOffset = size;
         s.buffered = [];
       }
+      this.pause.resume(target);
       this.sessions.save();
     }
     return { paused_all: this.pause.all, paused_sessions: this.pause.pausedSessions(), session_id: target.session_id ?? null };

@@ -39,14 +39,17 @@ export type LockResult = { acquired: true } | { acquired: false; holder: LockInf
  */
 export async function acquireLock(file: string, info: LockInfo, pingMs = 1500): Promise<LockResult> {
   for (let attempt = 0; attempt < 3; attempt++) {
+    // Write the whole lock aside, then link it into place: link() fails atomically when the lock
+    // exists, and a lock that is visible is always complete (never half-written).
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(info), { mode: 0o600 });
     try {
-      const fd = fs.openSync(file, 'wx', 0o600);
-      fs.writeSync(fd, JSON.stringify(info));
-      fs.fsyncSync(fd);
-      fs.closeSync(fd);
+      fs.linkSync(tmp, file);
       return { acquired: true };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      fs.rmSync(tmp, { force: true });
     }
     const holder = readLock(file);
     if (holder && holder.pid !== process.pid && pidAlive(holder.pid)) {
@@ -56,7 +59,10 @@ export async function acquireLock(file: string, info: LockInfo, pingMs = 1500): 
       await new Promise((r) => setTimeout(r, pingMs));
       if (await new DaemonClient({ socketPath: holder.socket }).ping(pingMs)) return { acquired: false, holder };
     }
-    // Stale: the holder is gone (or the lock is unreadable). Remove it and its socket, retry.
+    // Stale: the holder is gone (or the lock is unreadable). Remove it and its socket, retry,
+    // unless another starter replaced it meanwhile.
+    const now = readLock(file);
+    if (now && holder && now.pid !== holder.pid) continue;
     if (holder) removeSocket(holder.socket);
     fs.rmSync(file, { force: true });
   }

@@ -135,6 +135,8 @@ interface CachedVector {
 }
 
 const QUERY_CACHE_SIZE = 256;
+/** Besides the timer, check on compaction and index upkeep after this many appends. */
+const UPKEEP_EVERY_APPENDS = 50;
 
 export class MemoryEngine {
   readonly store: MemoryStore;
@@ -149,6 +151,7 @@ export class MemoryEngine {
   private timer: NodeJS.Timeout | null = null;
   private backlogRunning: Promise<void> | null = null;
   private lastRecordedAt = 0;
+  private appendsSinceUpkeep = 0;
   private closed = false;
 
   constructor(private readonly opts: EngineOptions) {
@@ -164,6 +167,10 @@ export class MemoryEngine {
       append: async (rows) => {
         const stored = await this.store.append(rows);
         this.emit(stored);
+        if (++this.appendsSinceUpkeep >= UPKEEP_EVERY_APPENDS && this.opts.background !== false) {
+          this.appendsSinceUpkeep = 0;
+          void this.upkeep();
+        }
         return stored;
       },
       maxBatch: 256,

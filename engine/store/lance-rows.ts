@@ -1,6 +1,7 @@
 /** Arrow schema of the LanceDB tables and conversion between rows and records. */
 import * as arrow from 'apache-arrow';
 import type { BlockLink, Category, Source, Space, VersionRow } from '../types.js';
+import { terms } from '../text/tokenize.js';
 import { metadataTokens } from './filter.js';
 
 function field(name: string, type: arrow.DataType, nullable = true): arrow.Field {
@@ -16,6 +17,9 @@ export function lanceSchema(dim: number): arrow.Schema {
     field('tx', new arrow.Int32(), false),
     field('seq', new arrow.Int64(), false),
     field('content', new arrow.Utf8(), false),
+    // The engine's own index terms (stemmed, stop words dropped), full-text indexed with a plain
+    // whitespace tokenizer, so queries and documents are normalized by the same code in both stores.
+    field('search_terms', new arrow.Utf8(), false),
     field('content_hash', new arrow.Utf8(), false),
     field('user_id', new arrow.Utf8(), false),
     field('agent_id', new arrow.Utf8()),
@@ -81,6 +85,7 @@ export function toRecord(row: VersionRow, dim: number): LanceRecord {
     tx: row.tx,
     seq: BigInt(row.seq),
     content: row.content,
+    search_terms: terms(row.content).join(' '),
     content_hash: row.content_hash,
     user_id: row.user_id,
     agent_id: row.agent_id,

@@ -13,10 +13,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { currentRows, type PlannedRow } from '../bitemporal.js';
+import { currentRows, validAt, type PlannedRow } from '../bitemporal.js';
 import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
-import { words } from '../text/tokenize.js';
+import { TermStats } from '../text/term-stats.js';
+import { terms } from '../text/tokenize.js';
+import { matchesFilter } from './filter.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { filterClauses, sqlNumber, sqlString, validAtClause, whereOf } from './lance-filter.js';
 import { fromRecord, lanceSchema, ROW_COLUMNS, toRecord, type LanceRecord } from './lance-rows.js';
@@ -45,6 +47,8 @@ interface CatalogEntry {
 }
 
 const MARKER = 'current.json';
+/** Fold unindexed rows into the full-text index once this many are scored outside it. */
+const TAIL_LIMIT = 500;
 const IN_CHUNK = 500;
 
 export class LanceStore implements MemoryStore {
@@ -65,6 +69,16 @@ export class LanceStore implements MemoryStore {
   private mixedVectors = true;
   private readonly log: Logger;
   private readonly opts: Required<Omit<LanceStoreOptions, 'logger'>>;
+  private readonly ftsReady = new WeakSet<lancedb.Table>();
+  /**
+   * Current-view rows the full-text index does not cover yet, scored here by exact BM25 against
+   * `termStats` (LanceDB's own flat scoring of unindexed rows is unreliable: it drops or
+   * misranks rows whose terms the index has not seen). Emptied whenever the index catches up.
+   */
+  private readonly tail = new Map<string, { row: VersionRow; terms: string[] }>();
+  private readonly termStats = new TermStats();
+  /** Versions appended since the versions table's full-text index last caught up. */
+  private versionsUnindexed = 0;
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
@@ -102,6 +116,17 @@ export class LanceStore implements MemoryStore {
     // Never reuse a seq, even when the newest versions were purged.
     this.seq = Math.max(scanned, marker);
     if (rebuild || marker < scanned) await this.repairCurrent(rebuild ? 0 : marker);
+    for (const tbl of [this.versionsTbl, this.currentTbl]) {
+      const fts = (await tbl.listIndices()).find((i) => i.columns.includes('search_terms'));
+      if (!fts) await this.ensureFts(tbl);
+      else {
+        this.ftsReady.add(tbl);
+        // Rows left unindexed by a stop before maintenance: fold them in now.
+        const st = await tbl.indexStats(fts.name);
+        if (st && st.numUnindexedRows > 0) await tbl.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+      }
+    }
+    await this.rebuildTermStats();
     const indices = await this.currentTbl.listIndices();
     this.hasVectorIndex = indices.some((i) => i.columns.includes('vector'));
     if (this.hasVectorIndex) this.vectorIndexRows = await this.currentTbl.countRows('vector IS NOT NULL');
@@ -109,12 +134,35 @@ export class LanceStore implements MemoryStore {
 
   private async createTable(name: string): Promise<lancedb.Table> {
     const tbl = await this.db!.createEmptyTable(name, lanceSchema(this.opts.dim), { mode: 'overwrite' });
-    await tbl.createIndex('content', { config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, lowercase: true, asciiFolding: true }) });
+    // The full-text index is created once the table has rows (see ensureFts): LanceDB scores
+    // rows poorly when every row is outside an index that was built on an empty table.
     await tbl.createIndex('memory_id', { config: lancedb.Index.btree() });
     await tbl.createIndex('seq', { config: lancedb.Index.btree() });
     await tbl.createIndex('user_id', { config: lancedb.Index.btree() });
     await tbl.createIndex('space', { config: lancedb.Index.bitmap() });
     return tbl;
+  }
+
+  /** Build the full-text index over `search_terms` once the table holds a row. */
+  private async ensureFts(tbl: lancedb.Table, replace = false): Promise<void> {
+    if (this.ftsReady.has(tbl) && !replace) return;
+    if ((await tbl.countRows()) === 0) return;
+    await tbl.createIndex('search_terms', { config: FTS_CONFIG(), replace: true });
+    this.ftsReady.add(tbl);
+    this.indexCaughtUp(tbl);
+  }
+
+  /** Everything in `tbl` is now covered by its full-text index. */
+  private indexCaughtUp(tbl: lancedb.Table): void {
+    if (tbl === this.currentTbl) this.tail.clear();
+    else this.versionsUnindexed = 0;
+  }
+
+  /** BM25 statistics of the current view, from its stored terms. */
+  private async rebuildTermStats(): Promise<void> {
+    this.termStats.clear();
+    const rows = (await this.currentTbl!.query().select(['search_terms']).toArray()) as LanceRecord[];
+    for (const r of rows) this.termStats.add(String(r.search_terms).split(' ').filter(Boolean));
   }
 
   private async loadCatalog(): Promise<void> {
@@ -198,6 +246,8 @@ export class LanceStore implements MemoryStore {
         this.seq -= stored.length;
         throw err;
       }
+      this.versionsUnindexed += stored.length;
+      await this.ensureFts(versions);
       // Work out each touched memory's new current rows.
       const byMemory = groupBy(stored);
       const replace: string[] = [];
@@ -229,8 +279,18 @@ export class LanceStore implements MemoryStore {
         await current.delete(`memory_id IN (${replace.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`);
         this.commitsSinceCompaction++;
       }
+      if (replace.length > 0) {
+        const gone = new Set(replace);
+        for (const [id, t] of this.tail) if (gone.has(t.row.memory_id)) this.tail.delete(id);
+      }
       if (fresh.length > 0) {
         await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
+        for (const r of fresh) {
+          const t = terms(r.content);
+          this.tail.set(r.version_id, { row: r, terms: t });
+          this.termStats.add(t);
+        }
+        await this.ensureFts(current);
         if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
       }
       this.commitsSinceCompaction += 2;
@@ -315,14 +375,33 @@ export class LanceStore implements MemoryStore {
     };
     const textSearch = async (): Promise<LanceRecord[]> => {
       const text = req.text ? ftsQuery(req.text) : '';
-      if (!text) return [];
+      if (!text || !this.ftsReady.has(tbl)) return [];
+      if (tbl === versions && this.versionsUnindexed > 0) {
+        // History searches are rare: bring the versions index up to date first.
+        await this.exclusive(async () => {
+          await versions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+          this.indexCaughtUp(versions);
+        });
+      }
       const q = tbl
         .query()
-        .fullTextSearch(new lancedb.MatchQuery(text, 'content'))
+        .fullTextSearch(new lancedb.MatchQuery(text, 'search_terms'))
+        .fastSearch()
         .where(where)
         .select([...cols, '_score'])
         .limit(limit);
       return (await q.toArray()) as LanceRecord[];
+    };
+    const tailSearch = (): StoreHit[] => {
+      if (!req.text || tbl !== current || this.tail.size === 0) return [];
+      const q = terms(req.text);
+      const out: StoreHit[] = [];
+      for (const { row, terms: docTerms } of this.tail.values()) {
+        if (!validAt(row, req.validAt) || !matchesFilter(row, req.filter)) continue;
+        const score = this.termStats.score(q, docTerms);
+        if (score > 0) out.push({ row: { ...row, vector: null }, vectorScore: null, textScore: score });
+      }
+      return out.sort((a, b) => b.textScore! - a.textScore!).slice(0, limit);
     };
     const [vec, txt] = await Promise.all([vectorSearch(), textSearch()]);
     const hits = new Map<string, StoreHit>();
@@ -335,6 +414,11 @@ export class LanceStore implements MemoryStore {
       const hit = hits.get(id);
       if (hit) hit.textScore = Number(r._score);
       else hits.set(id, { row: fromRecord(r), vectorScore: null, textScore: Number(r._score) });
+    }
+    for (const t of tailSearch()) {
+      const hit = hits.get(t.row.version_id);
+      if (hit) hit.textScore = t.textScore;
+      else hits.set(t.row.version_id, t);
     }
     return [...hits.values()];
   }
@@ -357,7 +441,12 @@ export class LanceStore implements MemoryStore {
         await current.delete(inList);
       }
       for (const id of ids) this.catalog.delete(id);
-      if (removed > 0) await this.eraseFromDisk();
+      const gone = new Set(ids);
+      for (const [vid, t] of this.tail) if (gone.has(t.row.memory_id)) this.tail.delete(vid);
+      if (removed > 0) {
+        await this.eraseFromDisk();
+        await this.rebuildTermStats();
+      }
       return removed;
     });
   }
@@ -367,10 +456,8 @@ export class LanceStore implements MemoryStore {
     const { versions, current } = this.tables();
     for (const tbl of [versions, current]) {
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
-      await tbl.createIndex('content', {
-        config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, lowercase: true, asciiFolding: true }),
-        replace: true,
-      });
+      this.ftsReady.delete(tbl);
+      await this.ensureFts(tbl, true);
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
     }
     this.commitsSinceCompaction = 0;
@@ -397,6 +484,8 @@ export class LanceStore implements MemoryStore {
         .mergeInsert('version_id')
         .whenMatchedUpdateAll()
         .execute(updated as unknown as Record<string, unknown>[]);
+      // Rewritten rows are new rows to LanceDB: outside the full-text index until it catches up.
+      for (const r of rows) this.tail.set(r.version_id, { row: r, terms: terms(r.content) });
       this.commitsSinceCompaction++;
       this.rowsSinceIndex += updated.length;
     });
@@ -430,13 +519,16 @@ export class LanceStore implements MemoryStore {
     const t0 = performance.now();
     const report: MaintenanceReport = { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
     if (!this.versionsTbl) return report;
-    if (force || this.commitsSinceCompaction >= this.opts.compactEveryCommits) {
+    if (force || this.commitsSinceCompaction >= this.opts.compactEveryCommits || this.tail.size >= TAIL_LIMIT) {
       await this.exclusive(async () => {
         const { versions, current } = this.tables();
         // optimize(): compact small fragments, fold new rows into every index, drop old table versions.
         const cleanupOlderThan = new Date(Date.now() - 60_000);
         await current.optimize({ cleanupOlderThan });
+        this.indexCaughtUp(current);
+        await this.rebuildTermStats();
         await versions.optimize({ cleanupOlderThan });
+        this.indexCaughtUp(versions);
         this.commitsSinceCompaction = 0;
         this.rowsSinceIndex = 0;
         report.compacted = true;
@@ -480,11 +572,10 @@ async function vectorDim(tbl: lancedb.Table): Promise<number> {
   return t?.listSize ?? -1;
 }
 
-/** A full-text query reduced to plain words, so no query syntax in user text is interpreted. */
+/** A full-text query as the engine's own index terms, so no query syntax in user text is interpreted. */
 export function ftsQuery(text: string): string {
-  return words(text)
-    .flatMap((w) => w.split(/[_'’-]+/))
-    .filter((w) => w.length > 0)
-    .slice(0, 64)
-    .join(' ');
+  return [...new Set(terms(text))].slice(0, 64).join(' ');
 }
+
+/** `search_terms` holds pre-normalized terms: split on spaces only, nothing else. */
+const FTS_CONFIG = (): lancedb.Index => lancedb.Index.fts({ baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false });

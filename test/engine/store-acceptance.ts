@@ -193,6 +193,27 @@ export function storeAcceptance(name: string, make: () => Promise<MemoryStore>):
       assert.equal(hits.length, 0);
     });
 
+    it('ranks full text the same for freshly appended rows as after index upkeep', async () => {
+      const tag = `fresh${Math.random().toString(36).slice(2, 8)}`;
+      const docs = [
+        `I prefer short commit messages ${tag}`,
+        `The session store now uses PostgreSQL with a sessions table and sessions survive restarts ${tag}`,
+        `Let us use PostgreSQL for the session store instead of Redis ${tag}`,
+        `Sessions sessions sessions everywhere in the store ${tag}`,
+      ];
+      for (const content of docs) await store.append([row({ content })]);
+      const query = async (): Promise<string[]> =>
+        (await store.search({ text: `how should we store user sessions ${tag}`, vector: null, model: null, filter: {}, validAt: Date.now(), limit: 10 }))
+          .filter((h) => h.row.content.endsWith(tag))
+          .sort((a, b) => b.textScore! - a.textScore!)
+          .map((h) => h.row.content);
+      const fresh = await query();
+      assert.equal(fresh.length, 4, 'every fresh row is found');
+      await store.maintain({ force: true });
+      assert.deepEqual(await query(), fresh, 'same ranking once indexed');
+      assert.ok(!fresh[0]!.startsWith('I prefer'), 'the row sharing only the tag is not first');
+    });
+
     it('survives maintenance with results unchanged', async () => {
       const r = row({ content: 'maintenance survivor pangolin', vector: await vec('maintenance survivor pangolin'), embed_model: embedder.model });
       await store.append([r]);

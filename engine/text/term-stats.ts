@@ -1,0 +1,49 @@
+/**
+ * Corpus statistics for BM25 (document count, document frequencies, average length), and exact
+ * BM25 scoring of documents against them. The LanceStore uses it for rows its full-text index
+ * does not cover yet, with the same formula as the index (k1 = 1.2, b = 0.75).
+ */
+const K1 = 1.2;
+const B = 0.75;
+
+export class TermStats {
+  private readonly df = new Map<string, number>();
+  private docs = 0;
+  private totalLength = 0;
+
+  /** Count a document's terms (duplicates within it count once for df). */
+  add(terms: readonly string[]): void {
+    this.docs++;
+    this.totalLength += terms.length;
+    for (const t of new Set(terms)) this.df.set(t, (this.df.get(t) ?? 0) + 1);
+  }
+
+  clear(): void {
+    this.df.clear();
+    this.docs = 0;
+    this.totalLength = 0;
+  }
+
+  get size(): number {
+    return this.docs;
+  }
+
+  idf(term: string): number {
+    const n = this.df.get(term) ?? 0;
+    return Math.log(1 + (this.docs - n + 0.5) / (n + 0.5));
+  }
+
+  /** BM25 of a document (its terms) for the query terms; 0 when no term matches. */
+  score(queryTerms: readonly string[], docTerms: readonly string[]): number {
+    const tf = new Map<string, number>();
+    for (const t of docTerms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    const avg = this.docs > 0 ? this.totalLength / this.docs : docTerms.length || 1;
+    let s = 0;
+    for (const q of new Set(queryTerms)) {
+      const f = tf.get(q);
+      if (!f) continue;
+      s += (this.idf(q) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * docTerms.length) / avg));
+    }
+    return s;
+  }
+}
