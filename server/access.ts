@@ -12,7 +12,8 @@
  *   that another org exists.
  */
 import { httpError } from '../api/index.js';
-import type { ApiKeyRecord, KeyPermission, Member, Role, TenancyStore } from './tenancy.js';
+import type { TenancyStore } from './tenancy.js';
+import type { ApiKeyRecord, KeyPermission, Member, Role } from './tenancy-records.js';
 
 /** What each role allows a key to do. */
 export const ROLE_CAP: Record<Role, readonly KeyPermission[]> = {

@@ -14,8 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { uuidv7 } from '../engine/index.js';
-import { syncDir } from './atomic-file.js';
-import { visibleTo, type EventInput, type EventJson, type EventStatus, type EventType } from './event-types.js';
+import { rewriteLines } from './ndjson-rewrite.js';
+import type { EventInput, EventJson, EventStatus, EventType } from './event-types.js';
 import { ndjsonLines } from './ndjson-lines.js';
 
 /** One event as stored (a line of the file): the API shape plus bookkeeping. */
@@ -40,15 +40,6 @@ export interface EventEntry {
   /** Byte offset and length of the line (valid once durable). */
   offset: number;
   length: number;
-}
-
-export interface EventPage {
-  results: EventJson[];
-  /** Pass as `after` to continue; past every event this viewer may not see. */
-  next_after: number;
-  has_more: boolean;
-  /** Highest durable seq of the project. */
-  last_seq: number;
 }
 
 const REDACTABLE = new Set<EventType>(['memory.added', 'memory.updated', 'memory.deleted']);
@@ -229,31 +220,15 @@ export class EventLog {
     return run;
   }
 
-  /** A page of durable events after `after` that `viewer` may see, optionally of some types only. */
-  async list(opts: { after: number; limit: number; viewer: string; types?: ((type: string) => boolean) | undefined }): Promise<EventPage> {
-    const max = this.durableSeq;
-    const picked: EventEntry[] = [];
-    for (let seq = opts.after + 1; seq <= max && picked.length < opts.limit; seq++) {
-      const e = this.entries[seq - 1]!;
-      if (visibleTo(e.visible_to, opts.viewer) && (!opts.types || opts.types(e.type))) picked.push(e);
-    }
-    const last = picked[picked.length - 1];
-    const full = picked.length === opts.limit && last !== undefined;
-    return {
-      results: await this.read(picked),
-      next_after: full ? last.seq : Math.max(max, opts.after),
-      has_more: full && last.seq < max,
-      last_seq: max,
-    };
+  /** The durable entry with this seq. */
+  entry(seq: number): EventEntry | undefined {
+    return seq >= 1 && seq <= this.durableSeq ? this.entries[seq - 1] : undefined;
   }
 
-  /** One durable event by id, if `viewer` may see it. */
-  async get(eventId: string, viewer: string): Promise<EventJson | null> {
+  /** The durable entry of an event id. */
+  entryById(eventId: string): EventEntry | undefined {
     const seq = this.byId.get(eventId);
-    if (seq === undefined || seq > this.durableSeq) return null;
-    const e = this.entries[seq - 1]!;
-    if (!visibleTo(e.visible_to, viewer)) return null;
-    return (await this.read([e]))[0] ?? null;
+    return seq === undefined || seq > this.durableSeq ? undefined : this.entries[seq - 1];
   }
 
   /** Durable entries with seq in (after, to], in order. */
@@ -266,12 +241,12 @@ export class EventLog {
     return this.read(seqs.filter((s) => s >= 1 && s <= this.durableSeq).map((s) => this.entries[s - 1]!));
   }
 
-  private read(entries: readonly EventEntry[]): Promise<EventJson[]> {
+  /** The events of durable entries, as the API shows them (adjacent lines are read in one call). */
+  read(entries: readonly EventEntry[]): Promise<EventJson[]> {
     if (entries.length === 0) return Promise.resolve([]);
     return this.exclusive(async () => {
       const fh = this.handle();
       const out: EventJson[] = [];
-      // Read runs of adjacent lines in one call.
       for (let i = 0; i < entries.length; ) {
         let j = i;
         while (j + 1 < entries.length && entries[j + 1]!.offset === entries[j]!.offset + entries[j]!.length + 1) j++;
@@ -301,44 +276,16 @@ export class EventLog {
         if (e.seq <= this.durableSeq && !e.redacted && e.memory_id !== null && memoryIds.has(e.memory_id) && REDACTABLE.has(e.type)) targets.add(e.seq);
       }
       if (targets.size === 0) return 0;
-      const tmp = `${this.file}.rewrite`;
-      const out = await fs.promises.open(tmp, 'w', 0o600);
-      let off = 0;
-      const placed: [number, number][] = [];
-      try {
-        let buf: string[] = [];
-        let bufLen = 0;
-        let seq = 0;
-        for await (const l of ndjsonLines(this.file)) {
-          if (!l.complete || ++seq > this.durableSeq) break;
-          let text = l.text;
-          if (targets.has(seq)) {
-            const line = JSON.parse(text) as StoredLine;
-            line.data = { memory_id: line.memory_id, purged: true };
-            text = JSON.stringify(line);
-          }
-          const length = Buffer.byteLength(text);
-          placed.push([off, length]);
-          off += length + 1;
-          buf.push(text, '\n');
-          bufLen += length + 1;
-          if (bufLen > 1 << 20) {
-            await out.write(buf.join(''));
-            buf = [];
-            bufLen = 0;
-          }
-        }
-        if (buf.length > 0) await out.write(buf.join(''));
-        await out.sync();
-      } finally {
-        await out.close();
-      }
-      await fs.promises.rename(tmp, this.file);
-      syncDir(path.dirname(this.file));
+      const { placed, size } = await rewriteLines(this.file, this.durableSeq, (seq, text) => {
+        if (!targets.has(seq)) return null;
+        const line = JSON.parse(text) as StoredLine;
+        line.data = { memory_id: line.memory_id, purged: true };
+        return JSON.stringify(line);
+      });
       const old = this.handle();
       this.fh = await fs.promises.open(this.file, 'a+', 0o600);
       await old.close();
-      this.size = off;
+      this.size = size;
       placed.forEach(([offset, length], i) => {
         const e = this.entries[i]!;
         e.offset = offset;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ctxOf, httpError, requirePermission, requireUuid } from '../api/index.js';
 import { callerOfRes } from './auth.js';
 import { projectOf } from './context.js';
+import { getEvent, listEvents } from './event-feed.js';
 import { isEventPattern, matchesPatterns } from './event-types.js';
 import { pageLimit, parseQuery } from './paging.js';
 
@@ -33,7 +34,7 @@ export function eventRoutes(pageSizeMax: number): Router {
     const limit = pageLimit(q.limit, pageSizeMax);
     const { log } = projectOf(res);
     await log.flush(); // read your writes: events of writes already answered are on disk
-    const page = await log.list({
+    const page = await listEvents(log, {
       after: Number(q.after ?? 0),
       limit,
       viewer: callerOfRes(res).member.member_id,
@@ -48,7 +49,7 @@ export function eventRoutes(pageSizeMax: number): Router {
     const id = requireUuid(String(req.params.id), 'event id');
     const { log } = projectOf(res);
     await log.flush();
-    const event = await log.get(id, callerOfRes(res).member.member_id);
+    const event = await getEvent(log, id, callerOfRes(res).member.member_id);
     if (!event) throw httpError('NOT_FOUND', `event ${id} was not found`, { id });
     res.json(event);
   });

@@ -9,7 +9,8 @@ import { parseBody } from '../api/index.js';
 import { keyPermissionsFor, requireManager, requireOwnOrg } from './access.js';
 import { callerOfRes } from './auth.js';
 import { pageOf, pageParams, parseQuery } from './paging.js';
-import { KEY_PERMISSIONS, keyJson, type KeyPermission, type TenancyStore } from './tenancy.js';
+import type { TenancyStore } from './tenancy.js';
+import { KEY_PERMISSIONS, keyJson, type KeyPermission } from './tenancy-records.js';
 import { keyIn, memberIn, NAME_MAX, projectIn } from './tenancy-lookup.js';
 
 const permission = z.enum(KEY_PERMISSIONS as [KeyPermission, ...KeyPermission[]]);

@@ -9,7 +9,8 @@ import { httpError, parseBody } from '../api/index.js';
 import { requireManager, requireOwnerFor, requireOwnOrg } from './access.js';
 import { callerOfRes } from './auth.js';
 import { pageOf, pageParams, parseQuery } from './paging.js';
-import { ROLES, type Member, type Role, type TenancyStore } from './tenancy.js';
+import type { TenancyStore } from './tenancy.js';
+import { ROLES, type Member, type Role } from './tenancy-records.js';
 import { memberIn, NAME_MAX } from './tenancy-lookup.js';
 
 const role = z.enum(ROLES as [Role, ...Role[]]);

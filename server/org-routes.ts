@@ -9,7 +9,8 @@ import { httpError, parseBody } from '../api/index.js';
 import { isManager, requireManager, requireOwnOrg } from './access.js';
 import { callerOfRes } from './auth.js';
 import { pageOf, pageParams, parseQuery } from './paging.js';
-import { keyJson, type TenancyStore } from './tenancy.js';
+import type { TenancyStore } from './tenancy.js';
+import { keyJson } from './tenancy-records.js';
 import { NAME_MAX, projectIn } from './tenancy-lookup.js';
 
 const name = z.string().trim().min(1, 'must not be empty').max(NAME_MAX);

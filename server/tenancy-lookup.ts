@@ -1,6 +1,7 @@
 /** Finding tenancy records for a route: 404 for anything outside the org being addressed. */
 import { httpError } from '../api/index.js';
-import type { ApiKeyRecord, Member, Project, TenancyStore } from './tenancy.js';
+import type { TenancyStore } from './tenancy.js';
+import type { ApiKeyRecord, Member, Project } from './tenancy-records.js';
 
 export function projectIn(tenancy: TenancyStore, orgId: string, projectId: string): Project {
   const p = tenancy.project(projectId);

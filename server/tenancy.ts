@@ -3,70 +3,12 @@
  * document written atomically (temp file, fsync, rename). Keys are stored as SHA-256 hashes only;
  * the secret is shown once, when created.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { uuidv7 } from '../engine/index.js';
 import { readJson, withFileLock, writeAtomic } from './atomic-file.js';
-
-export type Role = 'owner' | 'admin' | 'member' | 'reader';
-export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'reader'];
-export type KeyPermission = 'read' | 'write' | 'admin';
-export const KEY_PERMISSIONS: readonly KeyPermission[] = ['read', 'write', 'admin'];
-
-export interface Org {
-  org_id: string;
-  name: string;
-  created_at: string;
-  /** The organization created on first start: its owners operate the server (may create orgs). */
-  operator?: boolean;
-}
-
-export interface Project {
-  project_id: string;
-  org_id: string;
-  name: string;
-  created_at: string;
-}
-
-export interface Member {
-  member_id: string;
-  org_id: string;
-  name: string;
-  email: string | null;
-  role: Role;
-  created_at: string;
-}
-
-export interface ApiKeyRecord {
-  key_id: string;
-  project_id: string;
-  member_id: string;
-  name: string;
-  /** First characters of the secret, for recognizing a key in lists. */
-  prefix: string;
-  hash: string;
-  permissions: KeyPermission[];
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-interface Doc {
-  version: 1;
-  orgs: Org[];
-  projects: Project[];
-  members: Member[];
-  keys: ApiKeyRecord[];
-}
-
-/** Key secrets look like `msk_<43 base64url chars>`; the prefix shown in lists is the first 12. */
-const KEY_PREFIX = 'msk_';
-const SHOWN_PREFIX = 12;
-
-export function hashKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
+import { hashKey, KEY_PREFIX, SHOWN_PREFIX, type ApiKeyRecord, type KeyPermission, type Member, type Org, type Project, type Role, type TenancyDoc as Doc } from './tenancy-records.js';
 
 /**
  * Several processes may share a data dir (the server and `service keys` from a shell), so every
@@ -308,10 +250,4 @@ export class TenancyStore {
     const { secret, record } = this.createKey(project.project_id, member.member_id, ['read', 'write', 'admin'], 'bootstrap admin key');
     return { secret, key: record, org, project, member };
   }
-}
-
-/** The public view of a key (never the hash). */
-export function keyJson(k: ApiKeyRecord): Omit<ApiKeyRecord, 'hash'> {
-  const { hash: _hash, ...rest } = k;
-  return rest;
 }

@@ -58,6 +58,9 @@ export class WebhookDispatcher {
 
   /** Resume: fan out events recorded after the outbox's cursor, follow new ones, send what is due. */
   async start(): Promise<void> {
+    // Deliveries of webhooks deleted before the last stop are still in the journal: drop them.
+    const known = new Set(this.hooks.list().map((h) => h.webhook_id));
+    for (const id of this.outbox.webhookIds()) if (!known.has(id)) this.outbox.removeWebhook(id);
     this.log.onDurable((entries) => this.fanOut(entries));
     this.fanOut(this.log.entriesAfter(this.outbox.fannedOut));
     await this.fanChain;

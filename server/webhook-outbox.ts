@@ -116,7 +116,12 @@ export class DeliveryOutbox {
     void this.write().catch(() => {});
   }
 
-  /** Forget a deleted webhook's deliveries (pending ones stop). */
+  /** Webhooks that have deliveries here. */
+  webhookIds(): Set<string> {
+    return new Set([...this.byId.values()].map((d) => d.webhook_id));
+  }
+
+  /** Forget a deleted webhook's deliveries (pending ones stop; compaction drops them from disk). */
   removeWebhook(webhookId: string): void {
     for (const d of this.forWebhook(webhookId)) {
       this.byId.delete(d.delivery_id);

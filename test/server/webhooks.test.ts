@@ -157,6 +157,27 @@ describe('webhooks', () => {
     }
   });
 
+  it('stops the pending deliveries of a deleted webhook, also across a restart', async () => {
+    const r0 = await startReceiver();
+    const port = new URL(r0.url).port;
+    await r0.close();
+    let s = await startTestServer({ config: { ...FAST, webhookRetryBaseMs: 200 } });
+    const h = ok(await s.req('POST', '/v1/webhooks', { url: r0.url, events: ['*'] }), 201);
+    await s.req('POST', '/v1/memories', { user_id: 'u', content: 'never delivered' });
+    await eventually(async () => (await deliveries(s, h.webhook_id))[0]?.attempts.length === 1, 5000, 'a failed first attempt');
+    ok(await s.req('DELETE', `/v1/webhooks/${h.webhook_id}`));
+    await s.close();
+    const r = await startReceiver(Number(port));
+    s = await startTestServer({ dataDir: s.dataDir, key: s.key, config: FAST });
+    try {
+      await new Promise((x) => setTimeout(x, 600));
+      assert.equal(r.received.length, 0);
+    } finally {
+      await s.close();
+      await r.close();
+    }
+  });
+
   it('delivers only subscribed types and only what the creator may see', async () => {
     const s = await startTestServer({ config: FAST });
     const r = await startReceiver();
