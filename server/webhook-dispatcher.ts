@@ -70,6 +70,9 @@ export class WebhookDispatcher {
   private fanOut(entries: readonly EventEntry[]): void {
     if (entries.length === 0 || this.closed) return;
     const hooks = this.hooks.list().filter((h) => h.active);
+    // Without active webhooks there is nothing to persist: a webhook created or resumed later
+    // starts after the log's head, so a stale cursor only costs a quick rescan at the next start.
+    if (hooks.length === 0) return;
     const now = new Date().toISOString();
     for (const e of entries) {
       for (const h of hooks) {
