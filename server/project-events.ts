@@ -43,6 +43,11 @@ export class ProjectEvents {
   async open(): Promise<void> {
     let after = this.log.lastEngineSeq;
     const { lastSeq } = await this.engine.store.stats();
+    if (lastSeq < after) {
+      // The store never reuses a seq, so this is a store restored from an older backup than the
+      // log: new versions would reuse seqs the log already holds and lose their events.
+      throw new Error(`the event log in ${path.dirname(this.intentFile)} covers versions up to seq ${after} but the store ends at ${lastSeq}; restore the project's lance/ and events/ directories from the same backup`);
+    }
     while (after < lastSeq) {
       this.recordRows(await this.engine.store.changes(after, CHANGES_PAGE));
       after += CHANGES_PAGE;

@@ -38,7 +38,9 @@ export class ProjectRegistry {
   /** Open the projects that have webhooks, so pending and not yet fanned-out deliveries resume at start. */
   async resumeWebhooks(projectIds: readonly string[]): Promise<void> {
     for (const id of projectIds) {
-      if (fs.existsSync(path.join(this.projectDir(id), 'webhooks', 'webhooks.json'))) await this.get(id);
+      if (!fs.existsSync(path.join(this.projectDir(id), 'webhooks', 'webhooks.json'))) continue;
+      // One damaged project must not keep the others from starting; its requests will fail with 500.
+      await this.get(id).catch((err: unknown) => this.opts.logger.error('could not open a project to resume its webhooks', { err, project_id: id }));
     }
   }
 

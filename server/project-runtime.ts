@@ -51,34 +51,44 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     maxMetadataBytes: o.maxMetadataBytes,
   });
   await engine.open();
-  const log = await EventLog.open(path.join(o.dir, 'events'));
-  const events = new ProjectEvents(log, engine, path.join(o.dir, 'events'));
-  await events.open();
-  const exports = new ExportJobs(path.join(o.dir, 'exports'), (job) => events.exportChanged(job));
-  events.reconcileExports(exports.list());
-  const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
-  const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
-  const dispatcher = new WebhookDispatcher(webhooks, outbox, log, { ...o.webhooks, logger: logger.child('webhooks') });
-  await dispatcher.start();
-  const telemetry = new TelemetryStore(path.join(o.dir, 'telemetry.json'));
-  return {
-    projectId: o.projectId,
-    engine,
-    events,
-    log,
-    exports,
-    webhooks,
-    outbox,
-    dispatcher,
-    telemetry,
-    entities: new EntityIndex(engine),
-    close: async () => {
-      await dispatcher.close();
-      await exports.idle();
-      await engine.close();
-      await log.close();
-      await outbox.close();
-      telemetry.flush();
-    },
-  };
+  const opened: { close(): Promise<void> }[] = [engine];
+  try {
+    const log = await EventLog.open(path.join(o.dir, 'events'));
+    opened.unshift(log);
+    const events = new ProjectEvents(log, engine, path.join(o.dir, 'events'));
+    await events.open();
+    const exports = new ExportJobs(path.join(o.dir, 'exports'), (job) => events.exportChanged(job));
+    events.reconcileExports(exports.list());
+    const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
+    const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
+    opened.unshift(outbox);
+    const dispatcher = new WebhookDispatcher(webhooks, outbox, log, { ...o.webhooks, logger: logger.child('webhooks') });
+    opened.unshift(dispatcher);
+    await dispatcher.start();
+    const telemetry = new TelemetryStore(path.join(o.dir, 'telemetry.json'));
+    return {
+      projectId: o.projectId,
+      engine,
+      events,
+      log,
+      exports,
+      webhooks,
+      outbox,
+      dispatcher,
+      telemetry,
+      entities: new EntityIndex(engine),
+      close: async () => {
+        await dispatcher.close();
+        await exports.idle();
+        await engine.close();
+        await log.close();
+        await outbox.close();
+        telemetry.flush();
+      },
+    };
+  } catch (err) {
+    // Nothing half-open stays behind: the next request opens the project afresh.
+    for (const r of opened) await r.close().catch(() => {});
+    throw err;
+  }
 }

@@ -131,6 +131,21 @@ describe('event feed', () => {
     }
   });
 
+  it('refuses to serve a project whose store is older than its event log (no silent event loss)', async () => {
+    let s = await startTestServer();
+    const pid = await projectId(s);
+    await s.req('POST', '/v1/memories', { user_id: 'u', content: 'in the log and the store' });
+    await s.close();
+    fs.rmSync(path.join(s.dataDir, 'projects', pid, 'lance'), { recursive: true }); // as if lance/ came from an older backup
+    s = await startTestServer({ dataDir: s.dataDir, key: s.key });
+    try {
+      assertError(await s.req('POST', '/v1/memories', { user_id: 'u', content: 'would reuse seq 1' }), 500, 'INTERNAL');
+      assertError(await s.req('GET', '/v1/events'), 500, 'INTERNAL');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('erases purged content from the feed and records memory.purged', async () => {
     const s = await startTestServer();
     try {
