@@ -25,6 +25,8 @@ export interface ApiContext {
   idempotency: IdempotencyStore;
   /** Rewrite (or refuse, by throwing) each imported row: tenancy rules of the host. */
   importRewrite?: (row: PlannedRow) => PlannedRow;
+  /** Check a whole import before anything is stored (throw to refuse it): tenancy rules of the host. */
+  importGuard?: (rows: readonly PlannedRow[]) => Promise<void>;
   /** Notified of import completion (the server records an event). */
   onImport?: (result: { imported: number; skipped: number; memories: number }) => void;
   limits: { pageSizeMax: number };

@@ -110,6 +110,11 @@ export class ExportJobs {
     this.listener({ ...job });
   }
 
+  /** Every job, oldest first. */
+  list(): ExportJob[] {
+    return [...this.jobs.values()].map((j) => ({ ...j })).sort((a, b) => (a.export_id < b.export_id ? -1 : 1));
+  }
+
   get(id: string): ExportJob | undefined {
     const j = this.jobs.get(id);
     return j ? { ...j } : undefined;

@@ -1,6 +1,7 @@
 /** /v1/exports and /v1/imports: lossless NDJSON of every version. */
 import fs from 'node:fs';
 import express, { Router } from 'express';
+import { parseImportLine, type PlannedRow } from '../engine/index.js';
 import { ctxOf, requirePermission } from './context.js';
 import type { ExportJob } from './export-jobs.js';
 import { httpError } from './http-error.js';
@@ -51,6 +52,12 @@ export function exportsRouter(opts: { importLimitBytes: number }): Router {
       throw httpError('UNSUPPORTED_MEDIA_TYPE', 'send the export file as Content-Type: application/x-ndjson (one version per line)');
     }
     const lines = req.body.split('\n');
+    // Validate every line (and let the host vet the rows) before anything is stored.
+    const rows: PlannedRow[] = [];
+    lines.forEach((line, i) => {
+      if (line.trim() !== '') rows.push(parseImportLine(line.trim(), i + 1));
+    });
+    await ctx.importGuard?.(rows);
     const result = await ctx.engine.import(lines, ctx.importRewrite ? { rewrite: ctx.importRewrite } : {});
     ctx.onImport?.(result);
     res.json(result);

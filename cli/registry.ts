@@ -13,6 +13,7 @@ export interface CommandEntry {
 const memory = () => import('./commands/memory.js');
 const daemon = () => import('./commands/daemon.js');
 const keys = () => import('./commands/keys.js');
+const orgs = () => import('./commands/orgs.js');
 
 export const COMMANDS: CommandEntry[] = [
   { path: ['status'], summary: 'capture state, memory counts, backlog, model and health', load: async () => (await import('./commands/status.js')).statusCommand },
@@ -32,4 +33,6 @@ export const COMMANDS: CommandEntry[] = [
   { path: ['keys', 'create'], summary: 'create an API key (printed once)', load: async () => (await keys()).keysCreateCommand },
   { path: ['keys', 'list'], summary: 'list API keys (prefix and last use only)', load: async () => (await keys()).keysListCommand },
   { path: ['keys', 'revoke'], summary: 'revoke an API key (refused at once)', load: async () => (await keys()).keysRevokeCommand },
+  { path: ['orgs', 'create'], summary: 'create an organization with its owner, first project and admin key', load: async () => (await orgs()).orgsCreateCommand },
+  { path: ['orgs', 'list'], summary: 'list organizations and their projects', load: async () => (await orgs()).orgsListCommand },
 ];

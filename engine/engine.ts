@@ -118,6 +118,15 @@ export interface ChangeListener {
   (rows: readonly VersionRow[]): void;
 }
 
+/**
+ * Told about a purge of these memories (ids that had versions) right before the store erases them
+ * (`before`: a host may write an intent record; throwing aborts the purge) and right after
+ * (`after`: erase derived copies such as an event log). Awaited, in registration order.
+ */
+export interface PurgeListener {
+  (memoryIds: readonly string[], phase: 'before' | 'after'): Promise<void> | void;
+}
+
 export interface EngineStatus {
   memories: number;
   versions: number;
@@ -147,6 +156,7 @@ export class MemoryEngine {
   private readonly maxMetaBytes: number;
   private readonly writes: WriteQueue;
   private readonly listeners = new Set<ChangeListener>();
+  private readonly purgeListeners = new Set<PurgeListener>();
   private readonly queryCache = new Map<string, CachedVector>();
   private timer: NodeJS.Timeout | null = null;
   private backlogRunning: Promise<void> | null = null;
@@ -220,6 +230,12 @@ export class MemoryEngine {
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Subscribe to purges (hosts keep derived copies of content that must be erased too). */
+  onPurge(listener: PurgeListener): () => void {
+    this.purgeListeners.add(listener);
+    return () => this.purgeListeners.delete(listener);
   }
 
   private emit(rows: readonly VersionRow[]): void {
@@ -381,8 +397,11 @@ export class MemoryEngine {
     await this.writes.idle();
     const existing = await this.store.versionsOf(memoryIds);
     if (existing.length === 0) return 0;
+    const ids = [...new Set(existing.map((r) => r.memory_id))];
+    for (const l of this.purgeListeners) await l(ids, 'before');
     const n = await this.store.purge(memoryIds);
     this.queryCache.clear();
+    for (const l of this.purgeListeners) await l(ids, 'after');
     return n;
   }
 

@@ -1,6 +1,6 @@
 /** Public surface of the engine. Other folders import only from this file. */
 export { MemoryEngine, encodeCursor, decodeCursor } from './engine.js';
-export type { EngineOptions, AddInput, PatchInput, SearchInput, SearchHit, SearchOutput, ListInput, EngineStatus, ChangeListener } from './engine.js';
+export type { EngineOptions, AddInput, PatchInput, SearchInput, SearchHit, SearchOutput, ListInput, EngineStatus, ChangeListener, PurgeListener } from './engine.js';
 export { currentRows, deriveHistory, rowsAsOf, validAt, representative, transactions } from './bitemporal.js';
 export type { PlannedRow } from './bitemporal.js';
 export { systemClock, ManualClock } from './clock.js';

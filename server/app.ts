@@ -1,15 +1,26 @@
 /**
- * The multi-tenant /v1 server: the engine's API behind API keys, one engine per project.
- * `createServer` builds everything without listening; `listen` binds TCP.
+ * The multi-tenant /v1 server: the engine's API behind API keys, one project runtime (engine,
+ * events, exports, webhooks, telemetry) per project. `createServer` builds everything without
+ * listening; `listen` binds TCP.
  */
 import http from 'node:http';
 import path from 'node:path';
-import { Router, type RequestHandler } from 'express';
-import { createApp, ExportJobs, httpError, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
-import { createEmbedder, silentLogger, type Config, type Embedder, type Logger, type PlannedRow } from '../engine/index.js';
-import { authenticate, keyOf } from './auth.js';
-import { EngineRegistry } from './engines.js';
+import { Router } from 'express';
+import { createApp, IdempotencyStore } from '../api/index.js';
+import { createEmbedder, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
+import { authenticate, callerOfRes } from './auth.js';
+import { projectContext } from './context.js';
+import { lockDataDir } from './data-lock.js';
+import { entityRoutes } from './entity-routes.js';
+import { eventRoutes } from './event-routes.js';
+import { keyRoutes } from './key-routes.js';
+import { memberRoutes } from './member-routes.js';
+import { orgRoutes } from './org-routes.js';
+import { ProjectRegistry } from './project-registry.js';
+import { RateLimiter } from './rate-limit.js';
+import { telemetryRoutes } from './telemetry-routes.js';
 import { TenancyStore } from './tenancy.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -22,7 +33,7 @@ export interface ServerOptions {
 export interface MemoryServer {
   app: ReturnType<typeof createApp>;
   tenancy: TenancyStore;
-  engines: EngineRegistry;
+  projects: ProjectRegistry;
   /** Set when this start created the first admin key (print it once). */
   bootstrap: { secret: string; project_id: string; org_id: string; key_id: string } | null;
   listen(port: number, host: string): Promise<{ url: string; server: http.Server }>;
@@ -31,62 +42,55 @@ export interface MemoryServer {
 
 export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
   const logger = opts.logger ?? silentLogger;
+  const cfg = opts.config;
+  const unlock = lockDataDir(opts.dataDir);
+  try {
+    return await build(opts, logger, cfg, unlock);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: () => void): Promise<MemoryServer> {
   const tenancy = new TenancyStore(opts.dataDir);
   const boot = tenancy.bootstrap();
   const embedder =
-    opts.embedder !== undefined
-      ? opts.embedder
-      : createEmbedder({ model: opts.config.model, modelDir: opts.config.modelDir, offline: opts.config.offline, cacheDir: path.join(opts.dataDir, 'models'), logger });
-  const engines = new EngineRegistry({
+    opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: cfg.model, modelDir: cfg.modelDir, offline: cfg.offline, cacheDir: path.join(opts.dataDir, 'models'), logger });
+  const projects = new ProjectRegistry({
     dataDir: opts.dataDir,
     embedder,
     logger,
-    maxContentChars: opts.config.maxContentChars,
-    maxMetadataBytes: opts.config.maxMetadataBytes,
+    maxContentChars: cfg.maxContentChars,
+    maxMetadataBytes: cfg.maxMetadataBytes,
+    webhooks: { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate },
   });
-  const idempotency = new IdempotencyStore();
-  const exportJobs = new Map<string, ExportJobs>();
-  const exportsFor = (projectId: string): ExportJobs => {
-    let j = exportJobs.get(projectId);
-    if (!j) exportJobs.set(projectId, (j = new ExportJobs(path.join(engines.projectDir(projectId), 'exports'))));
-    return j;
-  };
-
-  const context: RequestHandler = async (_req, res, next) => {
-    const key = keyOf(res);
-    const engine = await engines.get(key.project_id);
-    const member = key.member_id;
-    const ctx: ApiContext = {
-      engine,
-      principal: member,
-      permissions: new Set<Permission>(key.permissions),
-      readFilter: { personal_owner: member },
-      ownerId: member,
-      defaultUserId: null,
-      exports: exportsFor(key.project_id),
-      idempotency,
-      importRewrite: (row: PlannedRow) => (row.space === 'personal' ? { ...row, owner_id: member } : row),
-      limits: { pageSizeMax: opts.config.pageSizeMax },
-    };
-    res.locals.ctx = ctx;
-    next();
-  };
+  // Deliveries pending at the last stop, and events not yet fanned out, resume now.
+  await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));
+  const limiter = new RateLimiter(cfg.rateLimitPerMinute);
 
   const root = Router();
   root.get('/health', (_req, res) => {
     res.json({ ok: true });
   });
-  root.get('/api/v1/verify', authenticate(tenancy), (_req, res) => {
-    const key = keyOf(res);
-    const project = tenancy.project(key.project_id);
-    if (!project) throw httpError('UNAUTHORIZED', 'this key belongs to a project that no longer exists');
-    res.json({ valid: true, key_id: key.key_id, org_id: project.org_id, project_id: key.project_id, member_id: key.member_id, scopes: key.permissions });
+  root.get('/api/v1/verify', authenticate(tenancy), limiter.middleware(), (_req, res) => {
+    const c = callerOfRes(res);
+    res.json({ valid: true, key_id: c.key.key_id, org_id: c.org_id, project_id: c.project_id, member_id: c.member.member_id, role: c.member.role, scopes: c.permissions });
   });
 
   const app = createApp({
-    bodyLimitBytes: opts.config.bodyLimitBytes,
-    importLimitBytes: opts.config.importLimitBytes,
-    before: [authenticate(tenancy), context],
+    bodyLimitBytes: cfg.bodyLimitBytes,
+    importLimitBytes: cfg.importLimitBytes,
+    before: [authenticate(tenancy), limiter.middleware(), projectContext(projects, new IdempotencyStore(), cfg)],
+    routers: [
+      eventRoutes(cfg.pageSizeMax),
+      entityRoutes(cfg.pageSizeMax),
+      webhookRoutes({ pageSizeMax: cfg.pageSizeMax, allowPrivate: cfg.webhookAllowPrivate }),
+      telemetryRoutes(),
+      orgRoutes(tenancy, cfg.pageSizeMax),
+      memberRoutes(tenancy, cfg.pageSizeMax),
+      keyRoutes(tenancy, cfg.pageSizeMax),
+    ],
     rootRouters: [root],
     logger,
   });
@@ -94,11 +98,12 @@ export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
   const usageTimer = setInterval(() => tenancy.flushUsage(), 10_000);
   usageTimer.unref();
   const servers: http.Server[] = [];
+  let closed = false;
 
   return {
     app,
     tenancy,
-    engines,
+    projects,
     bootstrap: boot ? { secret: boot.secret, project_id: boot.project.project_id, org_id: boot.org.org_id, key_id: boot.key.key_id } : null,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
@@ -112,6 +117,8 @@ export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
         });
       }),
     close: async () => {
+      if (closed) return;
+      closed = true;
       clearInterval(usageTimer);
       for (const s of servers) {
         await new Promise<void>((r) => {
@@ -119,10 +126,10 @@ export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
           s.closeAllConnections();
         });
       }
-      for (const j of exportJobs.values()) await j.idle();
-      await engines.closeAll();
+      await projects.closeAll();
       if (opts.embedder === undefined) await embedder?.close();
       tenancy.flushUsage();
+      unlock();
     },
   };
 }

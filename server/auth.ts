@@ -1,10 +1,12 @@
 /**
- * API-key authentication: `Authorization: Bearer <key>` (or `Token <key>`). Sets `res.locals.key`
- * or answers 401 with the error body and a hint to verify the key.
+ * API-key authentication: `Authorization: Bearer <key>` (or `Token <key>`). Sets `res.locals.caller`
+ * or answers 401 with the error body and a hint to verify the key. The tenancy document is
+ * re-read whenever another process changed it, so a revoked key is refused on its next request.
  */
 import type { RequestHandler } from 'express';
 import { httpError } from '../api/index.js';
-import type { ApiKeyRecord, TenancyStore } from './tenancy.js';
+import { callerOf, type Caller } from './access.js';
+import type { TenancyStore } from './tenancy.js';
 
 export function bearerSecret(header: string | undefined): string | null {
   if (!header) return null;
@@ -20,17 +22,18 @@ export function authenticate(tenancy: TenancyStore): RequestHandler {
       return;
     }
     const key = tenancy.authenticate(secret);
-    if (!key) {
+    const caller = key ? callerOf(tenancy, key) : null;
+    if (!caller) {
       next(httpError('UNAUTHORIZED', 'invalid or revoked API key; check it with GET /api/v1/verify'));
       return;
     }
-    res.locals.key = key;
+    res.locals.caller = caller;
     next();
   };
 }
 
-export function keyOf(res: { locals: Record<string, unknown> }): ApiKeyRecord {
-  const k = res.locals.key as ApiKeyRecord | undefined;
-  if (!k) throw httpError('UNAUTHORIZED', 'missing API key');
-  return k;
+export function callerOfRes(res: { locals: Record<string, unknown> }): Caller {
+  const c = res.locals.caller as Caller | undefined;
+  if (!c) throw httpError('UNAUTHORIZED', 'missing API key');
+  return c;
 }

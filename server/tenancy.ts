@@ -3,67 +3,12 @@
  * document written atomically (temp file, fsync, rename). Keys are stored as SHA-256 hashes only;
  * the secret is shown once, when created.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { uuidv7 } from '../engine/index.js';
-
-export type Role = 'owner' | 'admin' | 'member' | 'reader';
-export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'reader'];
-export type KeyPermission = 'read' | 'write' | 'admin';
-export const KEY_PERMISSIONS: readonly KeyPermission[] = ['read', 'write', 'admin'];
-
-export interface Org {
-  org_id: string;
-  name: string;
-  created_at: string;
-}
-
-export interface Project {
-  project_id: string;
-  org_id: string;
-  name: string;
-  created_at: string;
-}
-
-export interface Member {
-  member_id: string;
-  org_id: string;
-  name: string;
-  email: string | null;
-  role: Role;
-  created_at: string;
-}
-
-export interface ApiKeyRecord {
-  key_id: string;
-  project_id: string;
-  member_id: string;
-  name: string;
-  /** First characters of the secret, for recognizing a key in lists. */
-  prefix: string;
-  hash: string;
-  permissions: KeyPermission[];
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-interface Doc {
-  version: 1;
-  orgs: Org[];
-  projects: Project[];
-  members: Member[];
-  keys: ApiKeyRecord[];
-}
-
-/** Key secrets look like `msk_<43 base64url chars>`; the prefix shown in lists is the first 12. */
-const KEY_PREFIX = 'msk_';
-const SHOWN_PREFIX = 12;
-
-export function hashKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
+import { readJson, withFileLock, writeAtomic } from './atomic-file.js';
+import { hashKey, KEY_PREFIX, SHOWN_PREFIX, type ApiKeyRecord, type KeyPermission, type Member, type Org, type Project, type Role, type TenancyDoc as Doc } from './tenancy-records.js';
 
 /**
  * Several processes may share a data dir (the server and `service keys` from a shell), so every
@@ -76,7 +21,8 @@ export class TenancyStore {
   private readonly usageFile: string;
   private readonly byHash = new Map<string, ApiKeyRecord>();
   private readonly usage = new Map<string, string>();
-  private mtimeMs = -1;
+  /** Identity of the file last read: every save renames a new inode into place. */
+  private stamp = '';
   private dirtyUsage = false;
 
   constructor(dir: string) {
@@ -84,24 +30,30 @@ export class TenancyStore {
     this.file = path.join(dir, 'tenancy.json');
     this.usageFile = path.join(dir, 'key-usage.json');
     try {
-      for (const [k, v] of Object.entries(JSON.parse(fs.readFileSync(this.usageFile, 'utf8')) as Record<string, string>)) this.usage.set(k, v);
+      for (const [k, v] of Object.entries(readJson<Record<string, string>>(this.usageFile, {}))) this.usage.set(k, v);
     } catch {
-      // no usage recorded yet
+      // a torn usage file only loses last-use times
     }
     this.refresh();
   }
 
-  /** Reload the document when another process changed it. Cheap: one stat. */
+  /**
+   * Reload the document when another process changed it (`service keys revoke` while the server
+   * runs). Cheap: one stat. Saves rename a new file into place, so the inode tells changes apart
+   * even within one mtime tick.
+   */
   refresh(): void {
-    let mtime: number;
+    let st: fs.Stats;
     try {
-      mtime = fs.statSync(this.file).mtimeMs;
+      st = fs.statSync(this.file);
     } catch {
       return;
     }
-    if (mtime === this.mtimeMs) return;
+    const stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
+    if (stamp === this.stamp) return;
     this.doc = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Doc;
-    this.mtimeMs = mtime;
+    this.stamp = stamp;
+    if (this.doc.orgs.length > 0 && !this.doc.orgs.some((o) => o.operator)) this.doc.orgs[0]!.operator = true;
     this.byHash.clear();
     for (const k of this.doc.keys) {
       k.last_used_at = this.usage.get(k.key_id) ?? k.last_used_at;
@@ -116,15 +68,18 @@ export class TenancyStore {
 
   private save(): void {
     writeAtomic(this.file, JSON.stringify(this.doc, null, 1));
-    this.mtimeMs = fs.statSync(this.file).mtimeMs;
+    const st = fs.statSync(this.file);
+    this.stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
   }
 
-  /** Apply a change to the latest document and persist it. */
+  /** Apply a change to the latest document and persist it, holding the cross-process lock. */
   private change<T>(fn: () => T): T {
-    this.refresh();
-    const out = fn();
-    this.save();
-    return out;
+    return withFileLock(this.file, () => {
+      this.refresh();
+      const out = fn();
+      this.save();
+      return out;
+    });
   }
 
   /** Persist last-use times if any changed (called periodically, not per request). */
@@ -135,11 +90,28 @@ export class TenancyStore {
   }
 
   createOrg(name: string): Org {
-    const org: Org = { org_id: uuidv7(), name, created_at: new Date().toISOString() };
     return this.change(() => {
+      const org: Org = { org_id: uuidv7(), name, created_at: new Date().toISOString(), ...(this.doc.orgs.length === 0 ? { operator: true } : {}) };
       this.doc.orgs.push(org);
       return org;
     });
+  }
+
+  /** Whether the org is the operator organization (created on first start). */
+  isOperator(orgId: string): boolean {
+    return this.org(orgId)?.operator === true;
+  }
+
+  /**
+   * A new team in one change: the org, its first project, an owner member and an admin key for
+   * that owner (the secret is returned once).
+   */
+  createTeam(orgName: string, owner: { name: string; email: string | null }, projectName: string): { org: Org; project: Project; member: Member; secret: string; key: ApiKeyRecord } {
+    const org = this.createOrg(orgName);
+    const project = this.createProject(org.org_id, projectName);
+    const member = this.addMember(org.org_id, owner.name, 'owner', owner.email);
+    const { secret, record } = this.createKey(project.project_id, member.member_id, ['read', 'write', 'admin'], `${owner.name} (owner)`);
+    return { org, project, member, secret, key: record };
   }
 
   createProject(orgId: string, name: string): Project {
@@ -193,6 +165,31 @@ export class TenancyStore {
     this.usage.set(rec.key_id, rec.last_used_at);
     this.dirtyUsage = true;
     return rec;
+  }
+
+  /** Change a member's name, email or role. Returns the updated member, or null when unknown. */
+  updateMember(memberId: string, patch: { name?: string | undefined; email?: string | null | undefined; role?: Role | undefined }): Member | null {
+    return this.change(() => {
+      const m = this.doc.members.find((x) => x.member_id === memberId);
+      if (!m) return null;
+      if (patch.name !== undefined) m.name = patch.name;
+      if (patch.email !== undefined) m.email = patch.email;
+      if (patch.role !== undefined) m.role = patch.role;
+      return { ...m };
+    });
+  }
+
+  /** Remove a member and revoke every key they hold. Returns the keys revoked, or null when unknown. */
+  removeMember(memberId: string): ApiKeyRecord[] | null {
+    return this.change(() => {
+      const i = this.doc.members.findIndex((x) => x.member_id === memberId);
+      if (i < 0) return null;
+      this.doc.members.splice(i, 1);
+      const now = new Date().toISOString();
+      const revoked = this.doc.keys.filter((k) => k.member_id === memberId && k.revoked_at === null);
+      for (const k of revoked) k.revoked_at = now;
+      return revoked.map((k) => ({ ...k }));
+    });
   }
 
   revokeKey(keyId: string): ApiKeyRecord | null {
@@ -253,23 +250,4 @@ export class TenancyStore {
     const { secret, record } = this.createKey(project.project_id, member.member_id, ['read', 'write', 'admin'], 'bootstrap admin key');
     return { secret, key: record, org, project, member };
   }
-}
-
-/** The public view of a key (never the hash). */
-export function keyJson(k: ApiKeyRecord): Omit<ApiKeyRecord, 'hash'> {
-  const { hash: _hash, ...rest } = k;
-  return rest;
-}
-
-/** Write a file atomically: temp file, fsync, rename. Owner-only permissions. */
-function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(tmp, 'w', 0o600);
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
 }

@@ -1,7 +1,7 @@
 /** `service keys create|list|revoke`: API keys on a server's data dir. */
 import path from 'node:path';
 import { resolvePaths } from '../../engine/index.js';
-import { KEY_PERMISSIONS, keyJson, TenancyStore, type KeyPermission } from '../../server/index.js';
+import { KEY_PERMISSIONS, keyJson, ROLE_CAP, TenancyStore, type KeyPermission } from '../../server/index.js';
 import { parse } from '../args.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 
@@ -26,17 +26,20 @@ function project(t: TenancyStore, given: string | undefined): string {
 export const keysCreateCommand: Command = {
   path: ['keys', 'create'],
   summary: 'create an API key (printed once)',
-  usage: 'service keys create [--data DIR] [--project ID|NAME] [--member ID] [--name TEXT] [--permissions read,write,admin]',
+  usage: 'service keys create [--data DIR] [--project ID|NAME] [--member ID] [--name TEXT] [--permissions read,write,admin]  (default: read and write, as far as the member’s role allows)',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' }, project: { type: 'string' }, member: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' } }, this.usage);
     const t = open(values, ctx);
     const projectId = project(t, values.project as string | undefined);
     const orgId = t.project(projectId)!.org_id;
-    const perms = ((values.permissions as string | undefined) ?? 'read,write').split(',').map((s) => s.trim()) as KeyPermission[];
-    for (const p of perms) if (!KEY_PERMISSIONS.includes(p)) throw new UsageError(`--permissions takes ${KEY_PERMISSIONS.join(', ')} (comma-separated), not "${p}"`);
     const memberId = (values.member as string | undefined) ?? t.members(orgId).find((m) => m.role === 'owner')?.member_id;
     const member = memberId ? t.member(memberId) : undefined;
     if (!member || member.org_id !== orgId) throw new CliError(`no member "${memberId ?? ''}" in this project's organization`, EXIT.NOT_FOUND);
+    const cap = ROLE_CAP[member.role];
+    const given = values.permissions as string | undefined;
+    const perms = given === undefined ? cap.filter((p) => p !== 'admin') : (given.split(',').map((s) => s.trim()) as KeyPermission[]);
+    for (const p of perms) if (!KEY_PERMISSIONS.includes(p)) throw new UsageError(`--permissions takes ${KEY_PERMISSIONS.join(', ')} (comma-separated), not "${p}"`);
+    for (const p of perms) if (!cap.includes(p)) throw new UsageError(`member ${member.name} is a ${member.role}, whose keys may hold at most ${cap.join(', ')}`);
     const { secret, record } = t.createKey(projectId, member.member_id, perms, (values.name as string | undefined) ?? 'cli key');
     if (values.json) ctx.json({ key: secret, ...keyJson(record) });
     else {

@@ -1,9 +1,9 @@
 /** `service serve`: the multi-tenant /v1 server over TCP. */
 import path from 'node:path';
 import { createLogger, fileSink, resolvePaths } from '../../engine/index.js';
-import { createServer } from '../../server/index.js';
+import { createServer, DataDirLockedError } from '../../server/index.js';
 import { intFlag, parse } from '../args.js';
-import type { Command } from '../command.js';
+import { CliError, type Command } from '../command.js';
 
 export const serveCommand: Command = {
   path: ['serve'],
@@ -16,7 +16,9 @@ export const serveCommand: Command = {
     const port = intFlag(values.port, 'port', 0, 65535) ?? config.port;
     const dataDir = path.resolve((values.data as string | undefined) ?? resolvePaths(config.home).serverDir);
     const logger = createLogger(fileSink({ file: path.join(dataDir, 'logs', 'server.log') }), config.logLevel, 'server');
-    const server = await createServer({ dataDir, config, logger });
+    const server = await createServer({ dataDir, config, logger }).catch((err: unknown) => {
+      throw err instanceof DataDirLockedError ? new CliError(err.message) : err;
+    });
     const { url } = await server.listen(port, host);
     if (server.bootstrap) {
       ctx.out('Created the default organization and project with an admin key.');

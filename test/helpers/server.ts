@@ -22,31 +22,44 @@ export interface TestServer {
   server: MemoryServer;
   close(): Promise<void>;
   /** fetch against the server with the admin key (override headers to test auth). */
-  req(method: string, pathname: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Headers }>;
+  req(method: string, pathname: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** The same with another key. */
+  as(key: string): (method: string, pathname: string, body?: unknown, headers?: Record<string, string>) => Promise<Reply>;
 }
 
-export async function startTestServer(opts: { dataDir?: string; config?: Partial<Config>; embedder?: Embedder | null } = {}): Promise<TestServer> {
+export interface Reply {
+  status: number;
+  json: any;
+  text: string;
+  headers: Headers;
+}
+
+/** One HTTP request with a bearer key; the body is JSON unless it is a string. */
+export async function call(url: string, key: string, method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const h: Record<string, string> = { Authorization: `Bearer ${key}`, ...headers };
+  let payload: string | undefined;
+  if (body !== undefined) {
+    payload = typeof body === 'string' ? body : JSON.stringify(body);
+    h['Content-Type'] ??= 'application/json';
+  }
+  const res = await fetch(url + pathname, { method, headers: h, body: payload });
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+export async function startTestServer(opts: { dataDir?: string; config?: Partial<Config>; embedder?: Embedder | null; key?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? path.join(tempDir('server-'), 'data');
   const config = { ...loadConfig({ SERVICE_HOME: dataDir }), ...opts.config };
   const server = await createServer({ dataDir, config, embedder: opts.embedder === undefined ? tinyEmbedder() : opts.embedder });
   const { url } = await server.listen(0, '127.0.0.1');
-  const key = server.bootstrap?.secret ?? '';
-  const req: TestServer['req'] = async (method, pathname, body, headers = {}) => {
-    const h: Record<string, string> = { Authorization: `Bearer ${key}`, ...headers };
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = typeof body === 'string' ? body : JSON.stringify(body);
-      h['Content-Type'] ??= 'application/json';
-    }
-    const res = await fetch(url + pathname, { method, headers: h, body: payload });
-    const text = await res.text();
-    let json: unknown = null;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-    return { status: res.status, json, text, headers: res.headers };
-  };
-  return { url, key, dataDir, server, req, close: () => server.close() };
+  const key = opts.key ?? server.bootstrap?.secret ?? '';
+  const req: TestServer['req'] = (method, pathname, body, headers) => call(url, key, method, pathname, body, headers);
+  const as: TestServer['as'] = (other) => (method, pathname, body, headers) => call(url, other, method, pathname, body, headers);
+  return { url, key, dataDir, server, req, as, close: () => server.close() };
 }

@@ -1,0 +1,53 @@
+/**
+ * Per-request context: opens the caller's project and hands the /v1 routes an ApiContext that
+ * confines them to it (personal memories only for their owner, exports owned by the member).
+ */
+import type { RequestHandler, Response } from 'express';
+import { httpError, type ApiContext, type IdempotencyStore, type Permission } from '../api/index.js';
+import type { Config, PlannedRow } from '../engine/index.js';
+import { callerOfRes } from './auth.js';
+import type { ProjectRegistry } from './project-registry.js';
+import type { ProjectRuntime } from './project-runtime.js';
+
+const IMPORT_CHECK_CHUNK = 500;
+
+export function projectContext(projects: ProjectRegistry, idempotency: IdempotencyStore, config: Config): RequestHandler {
+  return async (_req, res, next) => {
+    const caller = callerOfRes(res);
+    const project = await projects.get(caller.project_id);
+    const member = caller.member.member_id;
+    const ctx: ApiContext = {
+      engine: project.engine,
+      principal: member,
+      permissions: new Set<Permission>(caller.permissions),
+      readFilter: { personal_owner: member },
+      ownerId: member,
+      defaultUserId: null,
+      exports: project.exports,
+      idempotency,
+      importRewrite: (row: PlannedRow) => (row.space === 'personal' ? { ...row, owner_id: member } : row),
+      importGuard: async (rows) => {
+        // Importing a version of another member's personal memory would change it: refuse.
+        const ids = [...new Set(rows.map((r) => r.memory_id))];
+        for (let i = 0; i < ids.length; i += IMPORT_CHECK_CHUNK) {
+          for (const v of await project.engine.store.versionsOf(ids.slice(i, i + IMPORT_CHECK_CHUNK))) {
+            if (v.space === 'personal' && v.owner_id !== member) {
+              throw httpError('CONFLICT', `memory ${v.memory_id} already exists and belongs to another member; nothing was imported`, { memory_id: v.memory_id });
+            }
+          }
+        }
+      },
+      onImport: (result) => project.events.importCompleted(result, member),
+      limits: { pageSizeMax: config.pageSizeMax },
+    };
+    res.locals.project = project;
+    res.locals.ctx = ctx;
+    next();
+  };
+}
+
+export function projectOf(res: Response): ProjectRuntime {
+  const p = res.locals.project as ProjectRuntime | undefined;
+  if (!p) throw new Error('no project: the project context middleware must run first');
+  return p;
+}

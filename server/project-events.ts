@@ -1,0 +1,117 @@
+/**
+ * Turns what happens in one project into events: every committed version (from the engine's
+ * change feed, one event per version row, in commit order), purges, export status changes and
+ * finished imports.
+ *
+ * The event log and the LanceDB store are separate files, so `open` reconciles them:
+ * - versions whose engine seq is above the last one any event stands for get their events, so no
+ *   committed version ever lacks one (a crash between the store commit and the log write);
+ * - a purge writes an intent file before the store erases anything; an intent left by a crash is
+ *   completed (store purge, log redaction, purge events) before the project serves requests;
+ * - export jobs whose latest status has no event get the missing ones.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ExportJob, JobStatus } from '../api/index.js';
+import { exportLine, type MemoryEngine, type VersionRow } from '../engine/index.js';
+import { readJson, writeAtomic } from './atomic-file.js';
+import type { EventLog } from './event-log.js';
+import { memoryEventType, rowVisibility, type EventType } from './event-types.js';
+
+const EXPORT_TYPE: Record<JobStatus, EventType> = {
+  PENDING: 'export.created',
+  RUNNING: 'export.running',
+  SUCCEEDED: 'export.succeeded',
+  FAILED: 'export.failed',
+};
+const STATUS_ORDER: JobStatus[] = ['PENDING', 'RUNNING'];
+const CHANGES_PAGE = 1000;
+
+export class ProjectEvents {
+  private readonly intentFile: string;
+  private readonly inflight = new Set<string>();
+
+  constructor(
+    readonly log: EventLog,
+    private readonly engine: MemoryEngine,
+    dir: string,
+  ) {
+    this.intentFile = path.join(dir, 'purge-intent.json');
+  }
+
+  /** Reconcile with the store, then follow the engine. Call before the engine takes writes. */
+  async open(): Promise<void> {
+    let after = this.log.lastEngineSeq;
+    const { lastSeq } = await this.engine.store.stats();
+    if (lastSeq < after) {
+      // The store never reuses a seq, so this is a store restored from an older backup than the
+      // log: new versions would reuse seqs the log already holds and lose their events.
+      throw new Error(`the event log in ${path.dirname(this.intentFile)} covers versions up to seq ${after} but the store ends at ${lastSeq}; restore the project's lance/ and events/ directories from the same backup`);
+    }
+    while (after < lastSeq) {
+      this.recordRows(await this.engine.store.changes(after, CHANGES_PAGE));
+      after += CHANGES_PAGE;
+    }
+    this.engine.onChange((rows) => this.recordRows(rows));
+    this.engine.onPurge((ids, phase) => (phase === 'before' ? this.beginPurge(ids) : this.finishPurge(ids)));
+    const left = readJson<{ memory_ids?: string[] }>(this.intentFile, {}).memory_ids ?? [];
+    if (left.length > 0) {
+      this.beginPurge(left);
+      await this.engine.purge(left);
+      await this.finishPurge(left);
+    }
+    await this.log.flush();
+  }
+
+  private recordRows(rows: readonly VersionRow[]): void {
+    for (const r of rows) {
+      if (r.seq <= this.log.lastEngineSeq) continue;
+      this.log.append({ type: memoryEventType(r), status: 'SUCCEEDED', memory_id: r.memory_id, data: exportLine(r), engine_seq: r.seq, visible_to: rowVisibility(r) });
+    }
+  }
+
+  private beginPurge(ids: readonly string[]): void {
+    for (const id of ids) this.inflight.add(id);
+    writeAtomic(this.intentFile, JSON.stringify({ memory_ids: [...this.inflight] }));
+  }
+
+  /** Erase the purged memories' content from the feed and record one memory.purged event each. */
+  private async finishPurge(ids: readonly string[]): Promise<void> {
+    await this.log.redact(new Set(ids));
+    for (const id of ids) {
+      const last = this.log.lastEventOf(id);
+      if (last?.type === 'memory.purged') continue;
+      this.log.append({ type: 'memory.purged', status: 'SUCCEEDED', memory_id: id, data: { memory_id: id, purged: true }, visible_to: last ? last.visible_to : '' });
+    }
+    await this.log.flush();
+    for (const id of ids) this.inflight.delete(id);
+    if (this.inflight.size === 0) fs.rmSync(this.intentFile, { force: true });
+    else writeAtomic(this.intentFile, JSON.stringify({ memory_ids: [...this.inflight] }));
+  }
+
+  /** An export job changed status (ExportJobs' listener). */
+  exportChanged(job: ExportJob): void {
+    const { owner, ...data } = job;
+    this.log.append({ type: EXPORT_TYPE[job.status], status: job.status, data, subject_id: job.export_id, visible_to: owner });
+  }
+
+  /** Add the events a crash kept export jobs from recording (e.g. a job failed by a restart). */
+  reconcileExports(jobs: readonly ExportJob[]): void {
+    const last = new Map<string, JobStatus>();
+    for (const e of this.log.entriesAfter(0, this.log.head)) if (e.subject_id !== null) last.set(e.subject_id, e.status as JobStatus);
+    for (const job of jobs) {
+      const seen = last.get(job.export_id);
+      if (seen === job.status) continue;
+      const from = seen === undefined ? 0 : STATUS_ORDER.indexOf(seen) + 1;
+      if (from <= 0 && seen !== undefined) continue; // a terminal status was recorded already
+      const missing = [...STATUS_ORDER.slice(from, STATUS_ORDER.includes(job.status) ? STATUS_ORDER.indexOf(job.status) + 1 : undefined)];
+      if (!STATUS_ORDER.includes(job.status)) missing.push(job.status);
+      for (const status of missing) this.exportChanged({ ...job, status });
+    }
+  }
+
+  /** A finished import: its counts, visible to the member who ran it. */
+  importCompleted(result: { imported: number; skipped: number; memories: number }, member: string): void {
+    this.log.append({ type: 'import.completed', status: 'SUCCEEDED', data: result, visible_to: member });
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Everything the server keeps for one project, opened together: its engine (own LanceDB
+ * directory, so no query can reach another project's rows), event log, export jobs, webhooks
+ * with their outbox and dispatcher, telemetry counts and the entity index.
+ *
+ * Layout under `projects/<project_id>/`: `lance/`, `events/`, `exports/`, `webhooks/`,
+ * `telemetry.json`.
+ */
+import path from 'node:path';
+import { ExportJobs } from '../api/index.js';
+import { LanceStore, MemoryEngine, type Embedder, type Logger } from '../engine/index.js';
+import { EntityIndex } from './entities.js';
+import { EventLog } from './event-log.js';
+import { ProjectEvents } from './project-events.js';
+import { TelemetryStore } from './telemetry.js';
+import { WebhookDispatcher, type DispatcherOptions } from './webhook-dispatcher.js';
+import { DeliveryOutbox } from './webhook-outbox.js';
+import { WebhookStore } from './webhook-store.js';
+
+export interface ProjectOptions {
+  dir: string;
+  projectId: string;
+  embedder: Embedder | null;
+  logger: Logger;
+  maxContentChars: number;
+  maxMetadataBytes: number;
+  webhooks: Omit<DispatcherOptions, 'logger'>;
+}
+
+export interface ProjectRuntime {
+  projectId: string;
+  engine: MemoryEngine;
+  events: ProjectEvents;
+  log: EventLog;
+  exports: ExportJobs;
+  webhooks: WebhookStore;
+  outbox: DeliveryOutbox;
+  dispatcher: WebhookDispatcher;
+  telemetry: TelemetryStore;
+  entities: EntityIndex;
+  close(): Promise<void>;
+}
+
+export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
+  const logger = o.logger.child(`project:${o.projectId.slice(-8)}`);
+  const engine = new MemoryEngine({
+    store: new LanceStore({ dir: path.join(o.dir, 'lance'), dim: o.embedder?.dim ?? 384, logger }),
+    embedder: o.embedder,
+    logger,
+    maxContentChars: o.maxContentChars,
+    maxMetadataBytes: o.maxMetadataBytes,
+  });
+  await engine.open();
+  const opened: { close(): Promise<void> }[] = [engine];
+  try {
+    const log = await EventLog.open(path.join(o.dir, 'events'));
+    opened.unshift(log);
+    const events = new ProjectEvents(log, engine, path.join(o.dir, 'events'));
+    await events.open();
+    const exports = new ExportJobs(path.join(o.dir, 'exports'), (job) => events.exportChanged(job));
+    events.reconcileExports(exports.list());
+    const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
+    const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
+    opened.unshift(outbox);
+    const dispatcher = new WebhookDispatcher(webhooks, outbox, log, { ...o.webhooks, logger: logger.child('webhooks') });
+    opened.unshift(dispatcher);
+    await dispatcher.start();
+    const telemetry = new TelemetryStore(path.join(o.dir, 'telemetry.json'));
+    return {
+      projectId: o.projectId,
+      engine,
+      events,
+      log,
+      exports,
+      webhooks,
+      outbox,
+      dispatcher,
+      telemetry,
+      entities: new EntityIndex(engine),
+      close: async () => {
+        await dispatcher.close();
+        await exports.idle();
+        await engine.close();
+        await log.close();
+        await outbox.close();
+        telemetry.flush();
+      },
+    };
+  } catch (err) {
+    // Nothing half-open stays behind: the next request opens the project afresh.
+    for (const r of opened) await r.close().catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * /v1/webhooks: subscriptions of the project to event types, managed by keys with the admin
+ * permission. The signing secret is in the create response only. A webhook receives the events
+ * its creator's keys may see, from its creation on.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import { ctxOf, httpError, parseBody, requirePermission, requireUuid } from '../api/index.js';
+import { callerOfRes } from './auth.js';
+import { projectOf } from './context.js';
+import { isEventPattern } from './event-types.js';
+import { pageOf, pageParams, parseQuery } from './paging.js';
+import { newWebhookSecret } from './webhook-signature.js';
+import { webhookJson, type Webhook } from './webhook-store.js';
+import { checkTarget, TargetError } from './webhook-target.js';
+
+const events = z.array(z.string().max(64).refine(isEventPattern, 'must be an event type, a family such as memory.*, or *')).min(1, 'subscribe to at least one event type').max(20);
+const url = z.string().min(1).max(2048);
+const description = z.string().max(500).nullable();
+const createSchema = z.object({ url, events, description: description.optional(), active: z.boolean().optional() }).strict();
+const patchSchema = z
+  .object({ url: url.optional(), events: events.optional(), description: description.optional(), active: z.boolean().optional() })
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, 'send at least one field to change');
+const listQuery = z.object(pageParams).strict();
+const deliveriesQuery = z.object({ ...pageParams, status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']).optional() }).strict();
+const noQuery = z.object({}).strict();
+
+async function vetUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  try {
+    return (await checkTarget(raw, allowPrivate)).toString();
+  } catch (err) {
+    if (err instanceof TargetError) {
+      throw httpError('VALIDATION_FAILED', `url: ${err.message}`, { issues: [{ path: 'url', message: err.message }], reason: err.reason });
+    }
+    throw err;
+  }
+}
+
+export function webhookRoutes(opts: { pageSizeMax: number; allowPrivate: boolean }): Router {
+  const r = Router();
+  const hookOf = (res: Parameters<typeof projectOf>[0], id: string): Webhook => {
+    const h = projectOf(res).webhooks.get(requireUuid(id, 'webhook id'));
+    if (!h) throw httpError('NOT_FOUND', `webhook ${id} was not found`, { id });
+    return h;
+  };
+
+  r.post('/webhooks', async (req, res) => {
+    requirePermission(ctxOf(res), 'admin');
+    const b = parseBody(createSchema, req.body);
+    const target = await vetUrl(b.url, opts.allowPrivate);
+    const p = projectOf(res);
+    const secret = newWebhookSecret();
+    const hook = p.webhooks.create({ url: target, events: [...new Set(b.events)], description: b.description ?? null, active: b.active ?? true, secret, member_id: callerOfRes(res).member.member_id, from_seq: p.log.head });
+    res.status(201).json({ ...webhookJson(hook), secret });
+  });
+
+  r.get('/webhooks', (req, res) => {
+    requirePermission(ctxOf(res), 'admin');
+    const q = parseQuery(listQuery, req.query);
+    res.json(pageOf(projectOf(res).webhooks.list().map(webhookJson), q, opts.pageSizeMax));
+  });
+
+  r.get('/webhooks/:id', (req, res) => {
+    requirePermission(ctxOf(res), 'admin');
+    parseQuery(noQuery, req.query);
+    res.json(webhookJson(hookOf(res, String(req.params.id))));
+  });
+
+  r.patch('/webhooks/:id', async (req, res) => {
+    requirePermission(ctxOf(res), 'admin');
+    const hook = hookOf(res, String(req.params.id));
+    const b = parseBody(patchSchema, req.body);
+    const p = projectOf(res);
+    const patch: Parameters<typeof p.webhooks.update>[1] = {};
+    if (b.url !== undefined) patch.url = await vetUrl(b.url, opts.allowPrivate);
+    if (b.events !== undefined) patch.events = [...new Set(b.events)];
+    if (b.description !== undefined) patch.description = b.description;
+    if (b.active !== undefined) patch.active = b.active;
+    // Events that happen while a webhook is paused are not delivered later.
+    if (b.active === true && !hook.active) patch.from_seq = p.log.head;
+    res.json(webhookJson(p.webhooks.update(hook.webhook_id, patch)!));
+  });
+
+  r.delete('/webhooks/:id', (req, res) => {
+    requirePermission(ctxOf(res), 'admin');
+    parseQuery(noQuery, req.query);
+    const hook = hookOf(res, String(req.params.id));
+    const p = projectOf(res);
+    p.webhooks.remove(hook.webhook_id);
+    p.outbox.removeWebhook(hook.webhook_id);
+    res.json({ webhook_id: hook.webhook_id, deleted: true });
+  });
+
+  r.post('/webhooks/:id/test', async (req, res) => {
+    requirePermission(ctxOf(res), 'admin');
+    const hook = hookOf(res, String(req.params.id));
+    const body = req.body as unknown;
+    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length > 0)) {
+      throw httpError('VALIDATION_FAILED', 'POST /v1/webhooks/:id/test takes no body (or an empty JSON object)');
+    }
+    res.json(await projectOf(res).dispatcher.test(hook));
+  });
+
+  r.get('/webhooks/:id/deliveries', (req, res) => {
+    requirePermission(ctxOf(res), 'admin');
+    const hook = hookOf(res, String(req.params.id));
+    const q = parseQuery(deliveriesQuery, req.query);
+    const all = projectOf(res).outbox.forWebhook(hook.webhook_id);
+    res.json(pageOf(q.status === undefined ? all : all.filter((d) => d.status === q.status), q, opts.pageSizeMax));
+  });
+
+  return r;
+}
