@@ -3,8 +3,10 @@
  * which engine to use and what the caller may see and do.
  */
 import type { Response } from 'express';
-import type { MemoryEngine, MemoryFilter, PlannedRow } from '../engine/index.js';
+import type { Extractor, IngestResult, MemoryEngine, MemoryFilter, PlannedRow } from '../engine/index.js';
 import type { ExportJobs } from './export-jobs.js';
+import type { InferJobs } from './infer-jobs.js';
+import type { InferInput } from './infer.js';
 import { httpError } from './http-error.js';
 import type { IdempotencyStore } from './idempotency.js';
 
@@ -23,6 +25,10 @@ export interface ApiContext {
   defaultUserId: string | null;
   exports: ExportJobs;
   idempotency: IdempotencyStore;
+  /** Turns `messages` into memory candidates for `infer: true` adds. */
+  extractor: Extractor;
+  /** Runs `infer` adds queued with `async: true`; absent where the host only runs them inline. */
+  inferJobs?: InferJobs<InferInput, IngestResult[]>;
   /** Rewrite (or refuse, by throwing) each imported row: tenancy rules of the host. */
   importRewrite?: (row: PlannedRow) => PlannedRow;
   /** Check a whole import before anything is stored (throw to refuse it): tenancy rules of the host. */

@@ -3,6 +3,8 @@ import { Router, type Request, type Response } from 'express';
 import { decodeCursor, matchesFilter, memoryJson, mergeFilters, versionJson, type AddInput, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { ctxOf, requirePermission, type ApiContext } from './context.js';
 import { httpError } from './http-error.js';
+import type { InferJob } from './infer-jobs.js';
+import { inferMemories, type InferInput } from './infer.js';
 import { addContentSchema, addMessagesSchema, asOfFromQuery, filtersFromQuery, flagFromQuery, limitFromQuery, parseBody, patchSchema, requireUuid, searchSchema, toMemoryFilter } from './schemas.js';
 
 type AddBody = ReturnType<typeof addContentSchema.parse>;
@@ -63,8 +65,28 @@ export function memoriesRouter(): Router {
     if (body && typeof body === 'object' && 'messages' in body) {
       const b = parseBody(addMessagesSchema, body);
       if (b.infer !== false) {
-        throw httpError('INVALID_REQUEST', 'infer: true is not available yet on this server; send content, or messages with infer: false');
+        const input: InferInput = {
+          messages: b.messages,
+          user_id: userOf(ctx, b.user_id),
+          owner_id: ctx.ownerId,
+          agent_id: b.agent_id,
+          app_id: b.app_id,
+          run_id: b.run_id,
+          repo: b.repo,
+          dir: b.dir,
+          metadata: b.metadata,
+          source: b.source ?? { kind: 'api' },
+        };
+        if (b.async) {
+          const jobs = ctx.inferJobs;
+          if (!jobs) throw httpError('INVALID_REQUEST', 'this host runs infer adds inline; send the request without async');
+          await idempotent(req, res, ctx, async () => ({ status: 202, body: jobJson(jobs.start(input, ctx.principal)) }));
+          return;
+        }
+        await idempotent(req, res, ctx, async () => ({ status: 200, body: { results: await inferMemories(ctx.engine, ctx.extractor, input) } }));
+        return;
       }
+      if (b.async) throw httpError('INVALID_REQUEST', 'async applies to infer adds only');
       await idempotent(req, res, ctx, async () => {
         const texts = b.messages.filter((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '');
         const results = [];
@@ -82,6 +104,15 @@ export function memoriesRouter(): Router {
       const first = memoryJson(rows[0]!);
       return { status: 201, body: rows.length > 1 ? { ...first, blocks: rows.map((x) => x.memory_id) } : first };
     });
+  });
+
+  r.get('/jobs/:id', (req, res) => {
+    const ctx = ctxOf(res);
+    requirePermission(ctx, 'read');
+    const id = requireUuid(String(req.params.id), 'job id');
+    const job = ctx.inferJobs?.get(id);
+    if (!job || job.owner !== ctx.principal) throw httpError('NOT_FOUND', `job ${id} was not found`, { id });
+    res.json(jobJson(job));
   });
 
   r.post('/memories/search', async (req, res) => {
@@ -197,6 +228,11 @@ export function memoriesRouter(): Router {
   });
 
   return r;
+}
+
+function jobJson(job: InferJob): Record<string, unknown> {
+  const { owner: _owner, input: _input, ...rest } = job;
+  return rest;
 }
 
 function scopeUses(scope: string, key: string): boolean {

@@ -78,6 +78,8 @@ export const addMessagesSchema = z
   .object({
     messages: z.array(messageSchema).min(1, 'messages must hold at least one message').max(1000),
     infer: z.boolean().optional(),
+    /** Queue the infer work and answer 202 with a job (PENDING → RUNNING → SUCCEEDED | FAILED). */
+    async: z.boolean().optional(),
     ...memoryFields,
   })
   .strict();

@@ -70,6 +70,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
           defaultUserId: config.userId,
           exports: exportsJobs,
           idempotency,
+          extractor,
           limits: { pageSizeMax: config.pageSizeMax },
         };
         res.locals.ctx = ctx;

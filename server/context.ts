@@ -25,6 +25,8 @@ export function projectContext(projects: ProjectRegistry, idempotency: Idempoten
       defaultUserId: null,
       exports: project.exports,
       idempotency,
+      extractor: project.extractor,
+      inferJobs: project.inferJobs,
       importRewrite: (row: PlannedRow) => (row.space === 'personal' ? { ...row, owner_id: member } : row),
       importGuard: async (rows) => {
         // Importing a version of another member's personal memory would change it: refuse.

@@ -1,7 +1,8 @@
 /**
  * The event feed's vocabulary (docs/api.md, "Events"). Memory events carry the complete version
  * record; export events follow one job through PENDING → RUNNING → SUCCEEDED | FAILED, one event
- * per status change; import events summarise a finished import.
+ * per status change; import events summarise a finished import; infer events follow one queued
+ * `infer` add the same way, the last one carrying its results or error.
  */
 import type { VersionRow } from '../engine/index.js';
 
@@ -15,6 +16,10 @@ export const EVENT_TYPES = [
   'export.succeeded',
   'export.failed',
   'import.completed',
+  'infer.queued',
+  'infer.running',
+  'infer.succeeded',
+  'infer.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

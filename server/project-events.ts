@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ExportJob, JobStatus } from '../api/index.js';
+import type { ExportJob, InferJob, JobStatus } from '../api/index.js';
 import { exportLine, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { readJson, writeAtomic } from './atomic-file.js';
 import type { EventLog } from './event-log.js';
@@ -23,6 +23,12 @@ const EXPORT_TYPE: Record<JobStatus, EventType> = {
   RUNNING: 'export.running',
   SUCCEEDED: 'export.succeeded',
   FAILED: 'export.failed',
+};
+const INFER_TYPE: Record<JobStatus, EventType> = {
+  PENDING: 'infer.queued',
+  RUNNING: 'infer.running',
+  SUCCEEDED: 'infer.succeeded',
+  FAILED: 'infer.failed',
 };
 const STATUS_ORDER: JobStatus[] = ['PENDING', 'RUNNING'];
 const CHANGES_PAGE = 1000;
@@ -108,6 +114,12 @@ export class ProjectEvents {
       if (!STATUS_ORDER.includes(job.status)) missing.push(job.status);
       for (const status of missing) this.exportChanged({ ...job, status });
     }
+  }
+
+  /** A queued infer add changed status (InferJobs' listener). */
+  inferChanged(job: InferJob): void {
+    const { owner, input: _input, ...data } = job;
+    this.log.append({ type: INFER_TYPE[job.status], status: job.status, data, subject_id: job.job_id, visible_to: owner });
   }
 
   /** A finished import: its counts, visible to the member who ran it. */

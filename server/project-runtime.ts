@@ -7,8 +7,8 @@
  * `telemetry.json`.
  */
 import path from 'node:path';
-import { ExportJobs } from '../api/index.js';
-import { LanceStore, MemoryEngine, type Embedder, type Logger } from '../engine/index.js';
+import { ExportJobs, inferMemories, InferJobs, type InferInput } from '../api/index.js';
+import { LanceStore, MemoryEngine, type Embedder, type Extractor, type IngestResult, type Logger } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
 import { EventLog } from './event-log.js';
 import { ProjectEvents } from './project-events.js';
@@ -21,6 +21,7 @@ export interface ProjectOptions {
   dir: string;
   projectId: string;
   embedder: Embedder | null;
+  extractor: Extractor;
   logger: Logger;
   maxContentChars: number;
   maxMetadataBytes: number;
@@ -33,6 +34,8 @@ export interface ProjectRuntime {
   events: ProjectEvents;
   log: EventLog;
   exports: ExportJobs;
+  inferJobs: InferJobs<InferInput, IngestResult[]>;
+  extractor: Extractor;
   webhooks: WebhookStore;
   outbox: DeliveryOutbox;
   dispatcher: WebhookDispatcher;
@@ -59,6 +62,11 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     await events.open();
     const exports = new ExportJobs(path.join(o.dir, 'exports'), (job) => events.exportChanged(job));
     events.reconcileExports(exports.list());
+    const inferJobs = new InferJobs<InferInput, IngestResult[]>(
+      path.join(o.dir, 'jobs'),
+      (input) => inferMemories(engine, o.extractor, input),
+      (job) => events.inferChanged(job),
+    );
     const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
     const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
     opened.unshift(outbox);
@@ -72,6 +80,8 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       events,
       log,
       exports,
+      inferJobs,
+      extractor: o.extractor,
       webhooks,
       outbox,
       dispatcher,
@@ -80,6 +90,7 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       close: async () => {
         await dispatcher.close();
         await exports.idle();
+        await inferJobs.idle();
         await engine.close();
         await log.close();
         await outbox.close();

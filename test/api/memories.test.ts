@@ -93,6 +93,41 @@ describe('POST /v1/memories', () => {
     );
   });
 
+  it('extracts and consolidates memories from messages with infer: true', async () => {
+    const say = (text: string) => s.req('POST', '/v1/memories', { user_id: 'infer-user', repo: 'github.com/acme/infer', infer: true, messages: [{ role: 'user', content: text }, { role: 'assistant', content: 'Sure.' }] });
+    const first = await say('We decided to use npm as the package manager for this repo.');
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.results.length, 1);
+    assert.equal(first.json.results[0].event, 'ADD');
+    const again = await say('We decided to use npm as the package manager for this repo.');
+    assert.equal(again.json.results[0].event, 'NOOP');
+    assert.equal(again.json.results[0].memory_id, first.json.results[0].memory_id);
+    const switched = await say('We switched to pnpm as the package manager for this repo.');
+    assert.equal(switched.json.results[0].event, 'UPDATE');
+    assert.equal(switched.json.results[0].memory_id, first.json.results[0].memory_id);
+    const hist = await s.req('GET', `/v1/memories/${first.json.results[0].memory_id}/history`);
+    assert.ok(hist.json.versions.length >= 2, 'the old value stays in history');
+    const noise = await say('ok thanks!');
+    assert.deepEqual(noise.json.results, []);
+  });
+
+  it('queues infer work with async: true and reports PENDING → RUNNING → SUCCEEDED', async () => {
+    const r = await s.req('POST', '/v1/memories', { user_id: 'infer-user', repo: 'github.com/acme/infer', infer: true, async: true, messages: [{ role: 'user', content: 'Never deploy on Fridays; that is a hard rule for this team.' }] });
+    assert.equal(r.status, 202, r.text);
+    assert.equal(r.json.status, 'PENDING');
+    let job = r.json;
+    for (let i = 0; i < 200 && job.status !== 'SUCCEEDED' && job.status !== 'FAILED'; i++) {
+      await new Promise((res) => setTimeout(res, 25));
+      job = (await s.req('GET', `/v1/jobs/${r.json.job_id}`)).json;
+    }
+    assert.equal(job.status, 'SUCCEEDED');
+    assert.equal(job.results[0].event, 'ADD');
+    assert.match(job.results[0].content, /Fridays/);
+    const events = await s.req('GET', '/v1/events?limit=1000');
+    const mine = events.json.results.filter((e: any) => e.type.startsWith('infer.') && e.data.job_id === r.json.job_id).map((e: any) => e.status);
+    assert.deepEqual(mine, ['PENDING', 'RUNNING', 'SUCCEEDED']);
+  });
+
   it('honours Idempotency-Key: a retry replays, a different body conflicts', async () => {
     const headers = { 'Idempotency-Key': 'add-once-123' };
     const a = await s.req('POST', '/v1/memories', { user_id: 'alice', content: 'idempotent memory about rate limits' }, headers);
