@@ -70,6 +70,10 @@ export class Daemon {
     return this.deps.paths;
   }
 
+  get extractor(): Extractor {
+    return this.deps.extractor;
+  }
+
   private get log(): Logger {
     return this.deps.logger;
   }

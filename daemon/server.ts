@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
 import { createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
-import { createEmbedder, createLogger, fileSink, RuleExtractor, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
+import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
 import { daemonRouter } from './routes.js';
@@ -44,7 +44,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
 
   const embedder =
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, offline: config.offline, cacheDir: paths.modelCache, logger });
-  const extractor = opts.extractor ?? new RuleExtractor({ embedder });
+  const extractor = opts.extractor ?? extractorFor(config, paths.stateDir, embedder, logger);
   const daemon = new Daemon({ config, paths, logger, embedder, extractor, version: opts.version });
   daemon.openJournal();
 

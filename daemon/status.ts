@@ -1,5 +1,5 @@
 /** What `service status` and the dashboard show: health, capture state, counts, backlog, model. */
-import { CATEGORIES, scopeFilter, SCOPES, type MemoryFilter } from '../engine/index.js';
+import { CATEGORIES, extractorInfo, scopeFilter, SCOPES, type MemoryFilter } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
 import { repoInfo } from './repo.js';
 
@@ -46,6 +46,7 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
     journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes },
     flush: { backlog_sessions: sessions.filter((s) => s.pending.length > 0).length, last: daemon.lastFlush },
     model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
+    extractor: extractorInfo(daemon.extractor),
     recent: daemon.recent.slice(-20),
     last_error: daemon.lastError,
   };

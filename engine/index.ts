@@ -65,3 +65,6 @@ export { decide, sameFamily, NEAR_JACCARD, NEAR_SIMILARITY } from './extract/con
 export type { Neighbor, Decision } from './extract/consolidate.js';
 export { subjectOf } from './extract/subject.js';
 export { termJaccard } from './text/tokenize.js';
+export { LlmExtractor } from './extract/llm-extractor.js';
+export { extractorFor, extractorInfo } from './extract/factory.js';
+export type { LlmExtractorOptions } from './extract/llm-extractor.js';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
 import { createApp, IdempotencyStore } from '../api/index.js';
-import { createEmbedder, RuleExtractor, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
+import { createEmbedder, extractorFor, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
 import { authenticate, callerOfRes } from './auth.js';
 import { projectContext } from './context.js';
 import { lockDataDir } from './data-lock.js';
@@ -60,7 +60,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
   const projects = new ProjectRegistry({
     dataDir: opts.dataDir,
     embedder,
-    extractor: new RuleExtractor({ embedder }),
+    extractor: extractorFor(cfg, opts.dataDir, embedder, logger),
     logger,
     maxContentChars: cfg.maxContentChars,
     maxMetadataBytes: cfg.maxMetadataBytes,

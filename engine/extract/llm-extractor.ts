@@ -1,0 +1,177 @@
+/**
+ * Optional LLM extractor: an OpenAI-compatible chat-completions endpoint (via undici) turns a
+ * session's turns into candidate memories. Off unless configured; every call is charged against
+ * a hard daily token budget kept on disk, and anything that goes wrong — budget spent, timeout,
+ * HTTP error, malformed answer — falls back to the local extractor for that flush.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import { silentLogger, type Logger } from '../log.js';
+import { CATEGORIES, SPACES } from '../types.js';
+import { subjectOf } from './subject.js';
+import type { Candidate, ExtractTurn, Extractor } from './types.js';
+
+export interface LlmExtractorOptions {
+  /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1. */
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /** Hard cap on tokens (prompt + completion) per UTC day; 0 disables calls. */
+  dailyTokens: number;
+  /** Where the day's usage is kept (survives restarts). */
+  ledgerFile: string;
+  /** Used when the LLM cannot or may not be asked. */
+  fallback: Extractor;
+  /** @default 20000 */
+  timeoutMs?: number;
+  /** Completion tokens requested per call. @default 800 */
+  maxOutputTokens?: number;
+  dispatcher?: Dispatcher;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+interface Ledger {
+  day: string;
+  used: number;
+  calls: number;
+}
+
+const SYSTEM = [
+  'You extract durable memories from a coding-agent session for a memory service.',
+  'Keep only what will still matter in later sessions: decisions, constraints, conventions, preferences of the user, project context and concrete facts.',
+  'Ignore greetings, questions, tool chatter, code, and anything inside <memory-context> blocks.',
+  'Each memory is one self-contained sentence of at most 300 characters, written as a statement.',
+  `category is one of: ${CATEGORIES.join(', ')}. space is "personal" for the user's own preferences that hold in every project, else "project".`,
+  'Answer with JSON only: {"memories":[{"content":"…","category":"…","space":"…"}]}. Return {"memories":[]} when nothing qualifies.',
+].join('\n');
+
+const answerSchema = z.object({
+  memories: z
+    .array(z.object({ content: z.string().min(3).max(400), category: z.enum(CATEGORIES), space: z.enum(SPACES) }))
+    .max(50),
+});
+
+/** Characters per token for the pre-call estimate: deliberately low, so a call never overruns the budget. */
+const CHARS_PER_TOKEN = 3;
+/** The most of a session sent in one call. */
+const MAX_PROMPT_CHARS = 24_000;
+
+export class LlmExtractor implements Extractor {
+  private readonly log: Logger;
+
+  constructor(private readonly opts: LlmExtractorOptions) {
+    this.log = (opts.logger ?? silentLogger).child('llm-extractor');
+  }
+
+  /** Tokens used and left today. */
+  usage(): { day: string; used: number; remaining: number; calls: number } {
+    const l = this.ledger();
+    return { day: l.day, used: l.used, remaining: Math.max(0, this.opts.dailyTokens - l.used), calls: l.calls };
+  }
+
+  async extract(turns: readonly ExtractTurn[]): Promise<Candidate[]> {
+    const prompt = this.prompt(turns);
+    if (!prompt) return [];
+    const maxOut = this.opts.maxOutputTokens ?? 800;
+    const estimate = Math.ceil((SYSTEM.length + prompt.length) / CHARS_PER_TOKEN) + maxOut;
+    const ledger = this.ledger();
+    if (ledger.used + estimate > this.opts.dailyTokens) {
+      this.log.info('daily token budget would be exceeded; extracting locally', { used: ledger.used, estimate, budget: this.opts.dailyTokens });
+      return this.opts.fallback.extract(turns);
+    }
+    try {
+      const { candidates, tokens } = await this.call(prompt, maxOut);
+      this.charge(tokens ?? estimate);
+      return candidates;
+    } catch (err) {
+      this.log.warn('LLM extraction failed; extracting locally', { err });
+      return this.opts.fallback.extract(turns);
+    }
+  }
+
+  private prompt(turns: readonly ExtractTurn[]): string {
+    const lines: string[] = [];
+    for (const t of turns) {
+      const text = t.text.replace(/<memory-context[\s\S]*?<\/memory-context>/g, '').trim();
+      if (!text) continue;
+      lines.push(`${t.role === 'tool' ? `tool${t.tool ? ` ${t.tool}` : ''}${t.ok === false ? ' (failed)' : ''}` : t.role}: ${text}`);
+    }
+    const all = lines.join('\n\n');
+    // Keep the end of a long session: conclusions come last.
+    return all.length > MAX_PROMPT_CHARS ? all.slice(all.length - MAX_PROMPT_CHARS) : all;
+  }
+
+  private async call(prompt: string, maxOut: number): Promise<{ candidates: Candidate[]; tokens: number | null }> {
+    const url = `${this.opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    const timeout = this.opts.timeoutMs ?? 20_000;
+    const res = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
+      body: JSON.stringify({
+        model: this.opts.model,
+        temperature: 0,
+        max_tokens: maxOut,
+        response_format: { type: 'json_object' },
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: prompt },
+        ],
+      }),
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      ...(this.opts.dispatcher ? { dispatcher: this.opts.dispatcher } : {}),
+    });
+    const body = (await res.body.json()) as { choices?: { message?: { content?: string } }[]; usage?: { total_tokens?: number } };
+    if (res.statusCode >= 400) throw new Error(`LLM endpoint answered ${res.statusCode}`);
+    const tokens = typeof body.usage?.total_tokens === 'number' ? body.usage.total_tokens : null;
+    const text = body.choices?.[0]?.message?.content ?? '';
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.replace(/^```(?:json)?\s*|\s*```$/g, ''));
+    } catch {
+      this.charge(tokens ?? 0);
+      throw new Error('LLM answer is not JSON');
+    }
+    const answer = answerSchema.safeParse(parsed);
+    if (!answer.success) {
+      this.charge(tokens ?? 0);
+      throw new Error(`LLM answer does not match the schema: ${answer.error.issues[0]?.message ?? ''}`);
+    }
+    const candidates = answer.data.memories.map((m) => ({
+      content: m.content.trim().slice(0, 300),
+      category: m.category,
+      space: m.space,
+      confidence: 0.8,
+      subject: subjectOf(m.content),
+      role: 'user' as const,
+    }));
+    return { candidates, tokens };
+  }
+
+  private today(): string {
+    return (this.opts.now?.() ?? new Date()).toISOString().slice(0, 10);
+  }
+
+  private ledger(): Ledger {
+    try {
+      const l = JSON.parse(fs.readFileSync(this.opts.ledgerFile, 'utf8')) as Ledger;
+      if (l.day === this.today()) return l;
+    } catch {
+      // no ledger yet
+    }
+    return { day: this.today(), used: 0, calls: 0 };
+  }
+
+  private charge(tokens: number): void {
+    const l = this.ledger();
+    l.used += tokens;
+    l.calls++;
+    fs.mkdirSync(path.dirname(this.opts.ledgerFile), { recursive: true, mode: 0o700 });
+    const tmp = `${this.opts.ledgerFile}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(l), { mode: 0o600 });
+    fs.renameSync(tmp, this.opts.ledgerFile);
+  }
+}
