@@ -79,9 +79,17 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
   r.post('/local/search', async (req, res) => {
     const b = parseBody(localSearchSchema, req.body);
     const engine = await daemon.ready();
-    const info = repoInfo(b.cwd ?? process.cwd());
-    const ctx = { user_id: daemon.userId, repo: info.repo, dir: info.dir, run_id: b.session_id ?? null };
+    const cwd = b.cwd ?? process.cwd();
+    const info = repoInfo(cwd);
+    // Without a session id, "this session" is the most recent agent session working here.
+    const ctx = { user_id: daemon.userId, repo: info.repo, dir: info.dir, run_id: b.session_id ?? daemon.latestSessionIn(cwd) };
     const scope = b.scope ?? opts.defaultScope;
+    if ((scope === 'repo' || scope === 'dir') && !info.repo) {
+      throw httpError('VALIDATION_FAILED', `scope "${scope}" searches the current repository, and ${cwd} is not inside one; run it in a repository or use --scope user`, { scope });
+    }
+    if (scope === 'session' && !ctx.run_id) {
+      throw httpError('VALIDATION_FAILED', `scope "session" needs an agent session: none has worked in ${cwd} yet (or pass --session)`, { scope });
+    }
     const out = await engine.search({ query: b.query, scope, ...ctx, top_k: b.top_k ?? opts.topK, threshold: b.threshold });
     const counts: Record<string, number | null> = {};
     if (out.results.length === 0) {
