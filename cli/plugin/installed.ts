@@ -20,6 +20,8 @@ export interface InstallRecord {
   claude_version: string | null;
   installed_at: string;
   updated_at: string;
+  /** Why the last install or update failed after the copy was placed; null when it succeeded. */
+  error: string | null;
 }
 
 export function readRecord(layout: InstallLayout): InstallRecord | null {

@@ -5,15 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readLock } from '../../daemon/index.js';
 import { resolvePaths, type Config, type Env, type Paths } from '../../engine/index.js';
 import { CliError, EXIT } from '../command.js';
-import { cliPath, ensureDaemon, stopDaemon } from '../daemon-control.js';
+import { cliPath, daemonHealth, ensureDaemon, stopDaemon } from '../daemon-control.js';
 import { VERSION } from '../version.js';
 import { claudeInfo, compareVersions, MIN_CLAUDE_VERSION, MIN_NODE_MAJOR, nodeInfo, type ProgramInfo } from './agent-cli.js';
 import { placePlugin, readRecord, removePlugin, writeRecord, type InstallRecord } from './installed.js';
+import { readJsonObject } from './json-file.js';
 import { builtPluginDir, claudeSettingsFile, installLayout, PLUGIN_ID, type Agent } from './layout.js';
-import { migrateDataDir, renameEnvKeys, SCHEMA_VERSION, schemaVersion, type SchemaResult } from './migrations.js';
+import { migrateDataDir, readableSchema, renameEnvKeys, SCHEMA_VERSION, schemaVersion, type SchemaResult } from './migrations.js';
 import { addToSettings, editSettings, registerWithClaude, removeFromSettings, unregisterWithClaude, updateWithClaude, type Method } from './registration.js';
 
 export interface LifecycleResult {
@@ -31,8 +31,13 @@ export interface LifecycleResult {
   warnings: string[];
 }
 
-/** Node.js on PATH (the hooks' runtime) and Claude Code's version; throws before anything changes. */
-async function prerequisites(env: Env): Promise<{ claude: ProgramInfo; warnings: string[] }> {
+/**
+ * Node.js on PATH (the hooks' runtime), Claude Code's version, a settings file that parses and a
+ * data dir this version can read; throws before anything changes.
+ */
+async function prerequisites(env: Env, paths: Paths): Promise<{ claude: ProgramInfo; warnings: string[] }> {
+  readJsonObject(claudeSettingsFile(env));
+  readableSchema(paths);
   const node = await nodeInfo(env);
   if (!node.path) throw new CliError(`node is not on PATH, and the plugin's hooks and MCP server run with it; install Node.js ${MIN_NODE_MAJOR} or later`, EXIT.FAILED);
   if (Number(node.version?.split('.')[0] ?? 0) < MIN_NODE_MAJOR) throw new CliError(`node on PATH (${node.path}) is ${node.version ?? 'of unknown version'}; the plugin needs Node.js ${MIN_NODE_MAJOR} or later`, EXIT.FAILED);
@@ -55,29 +60,22 @@ function connectionWarnings(config: Config): string[] {
  * version, or one running on a data dir about to be migrated, is stopped first.
  */
 async function migrateAndStart(config: Config, paths: Paths, env: Env): Promise<{ schema: SchemaResult; daemon: { pid: number | null; started: boolean } }> {
-  const lock = readLock(paths.lockFile);
-  if (lock && (lock.version !== VERSION || schemaVersion(paths) < SCHEMA_VERSION)) await stopDaemon(config);
+  const running = await daemonHealth(config);
+  if (running && (running.version !== VERSION || schemaVersion(paths) < SCHEMA_VERSION)) await stopDaemon(config);
   const schema = migrateDataDir(paths);
   return { schema, daemon: await ensureDaemon(config, env as NodeJS.ProcessEnv) };
 }
 
 async function place(config: Config, env: Env, agent: Agent, previous: InstallRecord | null, update: boolean): Promise<LifecycleResult> {
-  const { claude, warnings } = await prerequisites(env);
-  const { schema, daemon } = await migrateAndStart(config, resolvePaths(config.home), env);
+  const paths = resolvePaths(config.home);
+  const { claude, warnings } = await prerequisites(env, paths);
+  const { schema, daemon } = await migrateAndStart(config, paths, env);
   const layout = installLayout(config.home, agent);
   placePlugin(builtPluginDir(), layout, { cli: cliPath(), node: process.execPath, version: VERSION });
   const settingsFile = claudeSettingsFile(env);
   const method: Method = claude.path ? 'claude-cli' : 'settings';
-  let claudeCommands: string[] = [];
-  if (claude.path) claudeCommands = update && previous?.method === 'claude-cli' ? await updateWithClaude(claude.path, layout.dir, env) : await registerWithClaude(claude.path, layout.dir, env);
-  let renamed: [string, string][] = [];
-  const edit = editSettings(settingsFile, (doc) => {
-    renamed = renameEnvKeys(doc, settingsFile);
-    const registered = method === 'settings' ? addToSettings(doc, layout.dir, settingsFile) : false;
-    return registered || renamed.length > 0;
-  });
   const now = new Date().toISOString();
-  writeRecord(layout, {
+  const record: InstallRecord = {
     agent,
     version: VERSION,
     dir: layout.dir,
@@ -87,7 +85,24 @@ async function place(config: Config, env: Env, agent: Agent, previous: InstallRe
     claude_version: claude.version,
     installed_at: previous?.installed_at ?? now,
     updated_at: now,
-  });
+    error: null,
+  };
+  let claudeCommands: string[] = [];
+  let renamed: [string, string][] = [];
+  let edit: { backup: string | null };
+  try {
+    if (claude.path) claudeCommands = update && previous?.method === 'claude-cli' ? await updateWithClaude(claude.path, layout.dir, env) : await registerWithClaude(claude.path, layout.dir, env);
+    edit = editSettings(settingsFile, (doc) => {
+      renamed = renameEnvKeys(doc, settingsFile);
+      const registered = method === 'settings' ? addToSettings(doc, layout.dir, settingsFile) : false;
+      return registered || renamed.length > 0;
+    });
+  } catch (err) {
+    // The copy is in place but Claude Code does not know it: status reports this failed install.
+    writeRecord(layout, { ...record, error: (err as Error).message });
+    throw err;
+  }
+  writeRecord(layout, record);
   return {
     version: VERSION,
     previous_version: previous?.version ?? null,

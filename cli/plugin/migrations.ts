@@ -71,13 +71,19 @@ export interface SchemaResult {
   applied: string[];
 }
 
-/** Bring the data dir to SCHEMA_VERSION, recording each step in schema.json. */
-export function migrateDataDir(paths: Paths, migrations: readonly Migration[] = MIGRATIONS): SchemaResult {
-  const target = migrations.length;
+/** The data dir's schema version; one written by a newer service (past `target`) is refused. */
+export function readableSchema(paths: Paths, target = SCHEMA_VERSION): number {
   const from = schemaVersion(paths);
   if (from > target) {
     throw new CliError(`the data dir ${paths.home} was written by a newer memory service (schema ${from}; this CLI knows up to ${target}); update the service CLI rather than downgrade the data`, EXIT.FAILED);
   }
+  return from;
+}
+
+/** Bring the data dir to SCHEMA_VERSION, recording each step in schema.json. */
+export function migrateDataDir(paths: Paths, migrations: readonly Migration[] = MIGRATIONS): SchemaResult {
+  const target = migrations.length;
+  const from = readableSchema(paths, target);
   const doc: SchemaDoc = from > 0 ? (JSON.parse(fs.readFileSync(paths.schemaFile, 'utf8')) as SchemaDoc) : { version: 0, updated_at: '', applied: [] };
   const applied: string[] = [];
   for (const m of migrations.slice(from)) {

@@ -4,7 +4,6 @@
  * and Node.js, daemon health, capture state and why there may be no memory yet, the data dir's
  * schema, the server connection (API key and GET /api/v1/verify) and the telemetry setting.
  */
-import { readLock, readTelemetryState } from '../../daemon/index.js';
 import { CONFIG_SCHEMA, ConfigError, loadConfig, resolvePaths, type Config, type Env } from '../../engine/index.js';
 import { EXIT } from '../command.js';
 import { clientFor, ensureDaemon } from '../daemon-control.js';
@@ -49,11 +48,12 @@ export function configProblems(env: Env): string[] {
   return out;
 }
 
-function telemetryCheck(env: Env, config: Config): Check {
+async function telemetryCheck(env: Env, config: Config): Promise<Check> {
   const nothing = 'nothing is recorded or sent';
   if (env.DO_NOT_TRACK === '1' || env.DO_NOT_TRACK?.toLowerCase() === 'true') return { id: 'telemetry', level: 'info', summary: `off (DO_NOT_TRACK=${env.DO_NOT_TRACK}): ${nothing}` };
   if (!config.telemetry) return { id: 'telemetry', level: 'info', summary: `off (SERVICE_TELEMETRY=false): ${nothing}` };
   if (!config.baseUrl) return { id: 'telemetry', level: 'info', summary: `on, but no server is configured (SERVICE_BASE_URL unset): ${nothing}` };
+  const { readTelemetryState } = await import('../../daemon/index.js');
   const s = readTelemetryState(config.home);
   const sent = s ? `; ${s.pending.length} waiting, ${s.sent_total} sent${s.last_sent_at ? `, last at ${s.last_sent_at}` : ''}` : '';
   const summary = `on: anonymous events (event, plugin version, runtime, timings, error class, install id) go to ${config.baseUrl}/v1/telemetry${sent}`;
@@ -94,6 +94,7 @@ function pluginChecks(env: Env, home: string): Check[] {
   const record = readRecord(layout);
   const reinstall = 'service plugin install claude-code';
   if (!record) return [{ id: 'plugin', level: 'fail', summary: 'the memory plugin is not installed for Claude Code', fix: reinstall }];
+  if (record.error) return [{ id: 'plugin', level: 'fail', summary: `the last install failed, so Claude Code will not start the plugin: ${record.error}`, fix: `fix that, then: ${reinstall}` }];
   const problems = integrityProblems(layout.dir);
   if (problems.length > 0) return [{ id: 'plugin', level: 'fail', summary: `the installation failed or was damaged: ${problems.join('; ')}`, fix: reinstall }];
   const installed = pluginManifest(layout.dir)!.version;
@@ -118,11 +119,10 @@ async function daemonChecks(config: Config, env: Env, cwd: string): Promise<Chec
     return [{ id: 'daemon', level: 'fail', summary: (err as Error).message, fix: 'fix what the log names, then: service daemon start', exit: EXIT.DAEMON_UNREACHABLE }];
   }
   const s = await clientFor(config).status<DaemonStatus>({ cwd });
-  const lock = readLock(resolvePaths(config.home).lockFile);
   const daemon: Check =
     s.daemon.version === VERSION
       ? { id: 'daemon', level: 'ok', summary: `running, pid ${s.daemon.pid}, version ${s.daemon.version}${started ? ' (started now)' : `, up ${s.daemon.uptime_s}s`}` }
-      : { id: 'daemon', level: 'warn', summary: `running version ${s.daemon.version} (pid ${lock?.pid ?? s.daemon.pid}); this CLI is ${VERSION}`, fix: 'service plugin update claude-code (it restarts the daemon)' };
+      : { id: 'daemon', level: 'warn', summary: `running version ${s.daemon.version} (pid ${s.daemon.pid}); this CLI is ${VERSION}`, fix: 'service plugin update claude-code (it restarts the daemon)' };
   return [daemon, captureCheck(s, config)];
 }
 
@@ -143,7 +143,7 @@ export async function pluginStatus(env: Env, cwd: string): Promise<StatusReport>
   if (schema < SCHEMA_VERSION) checks.push({ id: 'schema', level: 'warn', summary: `data dir schema ${schema}, current ${SCHEMA_VERSION}`, fix: 'service plugin update claude-code' });
   else if (schema > SCHEMA_VERSION) checks.push({ id: 'schema', level: 'fail', summary: `data dir schema ${schema} was written by a newer service (this CLI knows ${SCHEMA_VERSION})`, fix: 'update the service CLI' });
   else checks.push({ id: 'schema', level: 'ok', summary: `data dir ${config.home}, schema ${schema}` });
-  checks.push(await serverCheck(config), telemetryCheck(seen, config));
+  checks.push(await serverCheck(config), await telemetryCheck(seen, config));
   const failed = checks.find((c) => c.level === 'fail');
   return { version: VERSION, checks, exit: failed ? (failed.exit ?? EXIT.FAILED) : EXIT.OK };
 }
