@@ -6,5 +6,4 @@ export { readLock, pidAlive, removeSocket } from './lifecycle.js';
 export type { LockInfo } from './lifecycle.js';
 export { normalizeRemote, repoInfo } from './repo.js';
 export type { RepoInfo } from './repo.js';
-export { readTelemetryState, telemetryFiles, SPOOL_MAX } from './telemetry.js';
-export type { TelemetryState } from './telemetry.js';
+export { readTelemetryState } from './telemetry.js';

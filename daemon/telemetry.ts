@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import type { Config, Logger } from '../engine/index.js';
 import { readState, writeState } from './state-file.js';
 
@@ -41,14 +41,17 @@ export interface TelemetryState {
 export const EVENT_NAME = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/;
 export const ERROR_CLASS = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 /** Events kept while the server cannot be reached; past it the oldest are dropped (and counted). */
-export const SPOOL_MAX = 1000;
+const SPOOL_MAX = 1000;
 /** The server's batch limit (TELEMETRY_BATCH_MAX). */
 const BATCH_MAX = 100;
 const SEND_EVERY_MS = 60_000;
+/** Per phase (connect, headers, body) of one send. */
 const SEND_TIMEOUT_MS = 5000;
+/** How long a stopping daemon waits for its last send. */
+const CLOSE_WAIT_MS = 3000;
 
 /** Where telemetry keeps its files. */
-export function telemetryFiles(home: string): { dir: string; spool: string; installId: string } {
+function telemetryFiles(home: string): { dir: string; spool: string; installId: string } {
   const dir = path.join(home, 'telemetry');
   return { dir, spool: path.join(dir, 'spool.json'), installId: path.join(dir, 'install-id') };
 }
@@ -71,6 +74,7 @@ export class Telemetry {
   private readonly state: TelemetryState;
   private readonly installId: string;
   private readonly timer: NodeJS.Timeout;
+  private readonly agent = new Agent({ connect: { timeout: SEND_TIMEOUT_MS } });
   private sending: Promise<void> | null = null;
 
   constructor(private readonly opts: TelemetryOptions) {
@@ -141,6 +145,7 @@ export class Telemetry {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
         body: JSON.stringify({ events }),
+        dispatcher: this.agent,
         headersTimeout: SEND_TIMEOUT_MS,
         bodyTimeout: SEND_TIMEOUT_MS,
       });
@@ -159,10 +164,14 @@ export class Telemetry {
     }
   }
 
-  /** Stop the timer and make a last attempt to send. */
+  /** Stop the timer and make a last, bounded attempt to send; what is not sent stays spooled. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.send();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.send(), new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
+    this.persist();
+    await this.agent.destroy().catch(() => {});
   }
 }
 

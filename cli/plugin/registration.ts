@@ -29,7 +29,12 @@ export async function registerWithClaude(claude: string, dir: string, env: Env):
   const ran: string[] = [];
   const add = await runClaude(claude, ['plugin', 'marketplace', 'add', dir], env);
   ran.push(`claude plugin marketplace add ${dir}`);
-  if (add.code !== 0) await claudeOrFail(claude, ['plugin', 'marketplace', 'update', MARKETPLACE], env, ran);
+  if (add.code !== 0) {
+    // Claude Code may know the marketplace already (a reinstall): then refreshing it is enough.
+    const refresh = await runClaude(claude, ['plugin', 'marketplace', 'update', MARKETPLACE], env);
+    ran.push(`claude plugin marketplace update ${MARKETPLACE}`);
+    if (refresh.code !== 0) throw new CliError(`"claude plugin marketplace add ${dir}" failed (${lastLine(add)}); fix that, then run this command again`, EXIT.FAILED);
+  }
   await claudeOrFail(claude, ['plugin', 'install', PLUGIN_ID, '--scope', 'user'], env, ran);
   return ran;
 }

@@ -1,5 +1,5 @@
 /** `GET {SERVICE_BASE_URL}/api/v1/verify`: is the API key valid, and for which project? */
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 
 export type VerifyResult =
   | { state: 'valid'; key_id: string | null; org_id: string | null; project_id: string | null; scopes: string[] }
@@ -12,12 +12,15 @@ const TIMEOUT_MS = 5000;
 export async function verifyKey(baseUrl: string, apiKey: string, timeoutMs = TIMEOUT_MS): Promise<VerifyResult> {
   let status: number;
   let text: string;
+  const agent = new Agent({ connect: { timeout: timeoutMs } });
   try {
-    const res = await request(`${baseUrl}/api/v1/verify`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}` }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await request(`${baseUrl}/api/v1/verify`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}` }, dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     status = res.statusCode;
     text = await res.body.text();
   } catch (err) {
     return { state: 'unreachable', message: (err as Error).message };
+  } finally {
+    await agent.close().catch(() => {});
   }
   let body: Record<string, unknown> = {};
   try {

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli } from '../helpers/daemon.js';
+import { cli, runHook } from '../helpers/daemon.js';
 import { backups, check, pluginUser, UNRELATED, type PluginUser, type Status } from '../helpers/plugin.js';
+import { repoRoot } from '../helpers/tmp.js';
 
 describe('plugin lifecycle through a stand-in claude on PATH', () => {
   let user: PluginUser;
@@ -93,6 +94,21 @@ describe('plugin commands refuse bad input and change nothing', () => {
     assert.equal(fs.readFileSync(user.settings, 'utf8'), '{ "theme": "dark", ');
     assert.deepEqual(backups(user.settings), []);
     assert.ok(!fs.existsSync(user.data));
+  });
+
+  it('keeps hooks silent with exit 0 when an invalid setting stops the daemon from starting', async () => {
+    const user = pluginUser({ env: { SERVICE_SEARCH_SCOPE: 'galaxy', SERVICE_CLI: repoRoot('dist', 'cli', 'main.js'), SERVICE_CAPTURE_RETRY_MS: '1500' } });
+    for (const event of ['UserPromptSubmit', 'PostToolUse']) {
+      const r = await runHook(event, { session_id: 's', hook_event_name: event, prompt: 'hi', cwd: user.home }, user.env);
+      assert.equal(r.code, 0);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr, '');
+    }
+    assert.ok(!fs.existsSync(path.join(user.data, 'daemon.sock')), 'no daemon runs with the invalid setting');
+    const run = await cli(['daemon', 'run'], user.env);
+    assert.equal(run.code, 4, 'the daemon names the setting instead');
+    assert.match(run.stderr, /SERVICE_SEARCH_SCOPE="galaxy" is not valid: use one of repo, dir, user, session/);
+    assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
   });
 
   it('reports a failed registration as a failed install in status', async () => {

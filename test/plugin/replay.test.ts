@@ -182,6 +182,10 @@ describe('the installed plugin played like Claude Code plays it', () => {
     assert.match(r.content[1]!.text, /No memories found in scope "dir" \(github\.com\/acme\/shop, directory src\)/);
     assert.match(r.content[1]!.text, /Other scopes hold: repo [1-9]\d*, user [1-9]/);
     assert.match(r.content[1]!.text, /Search again with scope "repo"/);
+    // /memory:search runs `service search`, which says the same.
+    const viaCli = await cli(['search', 'session store database', '--scope', 'dir'], user.env, src);
+    assert.equal(viaCli.code, 0, viaCli.stderr);
+    assert.match(viaCli.stdout, /No memories found in scope "dir" \(github\.com\/acme\/shop\); it holds 0\.\nOther scopes hold repo: [1-9]\d*, user: [1-9]/);
   });
 
   it('answers every call with the invalid setting, its variable and allowed values', async () => {
