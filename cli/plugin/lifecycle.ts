@@ -1,7 +1,7 @@
 /**
  * install, update and uninstall of the agent plugin. Prerequisites are checked before anything
- * changes; then the data dir is migrated, the plugin copied into the data dir, registered with
- * Claude Code, and the daemon started (or restarted when it runs another version).
+ * changes; then the data dir is migrated, the daemon started (restarted when it runs another
+ * version), the plugin copied into the data dir and registered with Claude Code.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { CliError, EXIT } from '../command.js';
 import { cliPath, daemonHealth, ensureDaemon, stopDaemon } from '../daemon-control.js';
 import { VERSION } from '../version.js';
 import { claudeInfo, compareVersions, MIN_CLAUDE_VERSION, MIN_NODE_MAJOR, nodeInfo, type ProgramInfo } from './agent-cli.js';
-import { placePlugin, readRecord, removePlugin, writeRecord, type InstallRecord } from './installed.js';
+import { pluginManifest, placePlugin, readRecord, removePlugin, writeRecord, type InstallRecord } from './installed.js';
 import { readJsonObject } from './json-file.js';
 import { builtPluginDir, claudeSettingsFile, installLayout, PLUGIN_ID, type Agent } from './layout.js';
 import { migrateDataDir, readableSchema, renameEnvKeys, SCHEMA_VERSION, schemaVersion, type SchemaResult } from './migrations.js';
@@ -32,10 +32,11 @@ export interface LifecycleResult {
 }
 
 /**
- * Node.js on PATH (the hooks' runtime), Claude Code's version, a settings file that parses and a
- * data dir this version can read; throws before anything changes.
+ * The built plugin, Node.js on PATH (the hooks' runtime), Claude Code's version, a settings file
+ * that parses and a data dir this version can read; throws before anything changes.
  */
 async function prerequisites(env: Env, paths: Paths): Promise<{ claude: ProgramInfo; warnings: string[] }> {
+  if (!pluginManifest(builtPluginDir())) throw new CliError(`the built plugin is missing at ${builtPluginDir()}; build it (npm run build in the service checkout) and run this command again`, EXIT.FAILED);
   readJsonObject(claudeSettingsFile(env));
   readableSchema(paths);
   const node = await nodeInfo(env);
