@@ -56,9 +56,10 @@ describe('plugin lifecycle without claude on PATH (settings file)', () => {
 
   it('status verifies install, registration, daemon, schema and says why there is no memory yet', async () => {
     const repo = makeRepo();
-    const first = await pluginStatus(user, {}, repo);
+    const first = await pluginStatus(user, { SERVICE_TELEMETRY: 'true' }, repo);
     let s = first.s;
     assert.equal(first.code, 0, JSON.stringify(s.checks));
+    assert.match(check(s, 'telemetry').summary, /on, but no server is configured.*nothing is recorded or sent/);
     assert.equal(check(s, 'plugin').level, 'ok');
     assert.match(check(s, 'registration').summary, /memory@memory-service enabled .*through the settings file/);
     assert.equal(check(s, 'agent').level, 'warn');
@@ -96,14 +97,13 @@ describe('plugin lifecycle without claude on PATH (settings file)', () => {
     assert.equal(r.code, 4);
     assert.match(check(r.s, 'config').summary, /SERVICE_SEARCH_SCOPE="galaxy" is not valid: use one of repo, dir, user, session/);
     assert.doesNotMatch(check(r.s, 'config').summary, /SERVICE_TOP_K/, 'the env block of the settings (3) wins over the shell, as in Claude Code');
-    r = await pluginStatus(user, { SERVICE_TELEMETRY: 'true' });
-    assert.match(check(r.s, 'telemetry').summary, /on, but no server is configured.*nothing is recorded or sent/);
     r = await pluginStatus(user, { SERVICE_BASE_URL: 'http://127.0.0.1:9', SERVICE_TELEMETRY: 'false' });
     assert.equal(r.code, 4);
     assert.match(check(r.s, 'server').fix!, /export SERVICE_API_KEY=<your key> and restart Claude Code/);
     assert.match(check(r.s, 'telemetry').summary, /off \(SERVICE_TELEMETRY=false\)/);
-    r = await pluginStatus(user, { DO_NOT_TRACK: '1' });
+    r = await pluginStatus(user, { DO_NOT_TRACK: '1', SERVICE_TELEMETRY: 'true', SERVICE_SCOPE: 'user' });
     assert.match(check(r.s, 'telemetry').summary, /off \(DO_NOT_TRACK=1\)/);
+    assert.ok(r.s.checks.some((c) => c.level === 'warn' && /SERVICE_SCOPE is an old name/.test(c.summary) && /SERVICE_SEARCH_SCOPE/.test(c.fix!)));
     const server = await startTestServer({ embedder: null });
     try {
       r = await pluginStatus(user, { SERVICE_BASE_URL: server.url, SERVICE_API_KEY: 'msk_not_a_key' });
@@ -116,8 +116,6 @@ describe('plugin lifecycle without claude on PATH (settings file)', () => {
     } finally {
       await server.close();
     }
-    r = await pluginStatus(user, { SERVICE_SCOPE: 'user' });
-    assert.ok(r.s.checks.some((c) => c.level === 'warn' && /SERVICE_SCOPE is an old name/.test(c.summary) && /SERVICE_SEARCH_SCOPE/.test(c.fix!)));
   });
 
   it('update replaces an older install in place', async () => {
