@@ -1,9 +1,11 @@
-/** Starting, finding and stopping the background daemon from the CLI. */
+/**
+ * Starting, finding and stopping the background daemon from the CLI. The daemon's own modules are
+ * loaded only to stop one: finding a running daemon needs nothing but the socket client.
+ */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DaemonClient } from '../daemon/client.js';
-import { pidAlive, readLock, removeSocket } from '../daemon/index.js';
 import { resolvePaths, type Config } from '../engine/index.js';
 import { CliError, EXIT } from './command.js';
 
@@ -16,14 +18,23 @@ export function cliPath(): string {
   return path.resolve(path.dirname(new URL(import.meta.url).pathname), 'main.js');
 }
 
+/** The running daemon's pid and version (its /health answer), or null when none answers. */
+export async function daemonHealth(config: Config, timeoutMs = 1000): Promise<{ pid: number; version: string } | null> {
+  try {
+    return await clientFor(config).request<{ pid: number; version: string }>('GET', '/health', undefined, { timeoutMs });
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Make sure a daemon answers; start one in the background if needed. Returns its pid and whether
  * this call started it.
  */
 export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ pid: number | null; started: boolean }> {
   const paths = resolvePaths(config.home);
-  const client = new DaemonClient({ socketPath: paths.socket });
-  if (await client.ping(1000)) return { pid: readLock(paths.lockFile)?.pid ?? null, started: false };
+  const running = await daemonHealth(config);
+  if (running) return { pid: running.pid, started: false };
   fs.mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
   const out = fs.openSync(path.join(paths.logDir, 'daemon.out'), 'a', 0o600);
   const child = spawn(process.execPath, [cliPath(), 'daemon', 'run', '--background'], { detached: true, stdio: ['ignore', out, out], env: { ...env, SERVICE_HOME: paths.home } });
@@ -33,7 +44,8 @@ export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeo
   child.unref();
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await client.ping(500)) return { pid: readLock(paths.lockFile)?.pid ?? child.pid ?? null, started: true };
+    const up = await daemonHealth(config, 500);
+    if (up) return { pid: up.pid, started: true };
     if (exited !== null && exited !== 0) throw new CliError(`the daemon failed to start (exit ${exited}); see ${path.join(paths.logDir, 'daemon.out')} and daemon.log`, EXIT.DAEMON_UNREACHABLE);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -42,6 +54,7 @@ export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeo
 
 /** Ask the daemon to stop (SIGTERM, then SIGKILL after `graceMs`). Returns the pid stopped, or null. */
 export async function stopDaemon(config: Config, graceMs = 20_000): Promise<number | null> {
+  const { pidAlive, readLock, removeSocket } = await import('../daemon/index.js');
   const paths = resolvePaths(config.home);
   const lock = readLock(paths.lockFile);
   if (!lock || !pidAlive(lock.pid)) {

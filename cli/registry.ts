@@ -14,6 +14,7 @@ const memory = () => import('./commands/memory.js');
 const daemon = () => import('./commands/daemon.js');
 const keys = () => import('./commands/keys.js');
 const orgs = () => import('./commands/orgs.js');
+const plugin = () => import('./commands/plugin.js');
 
 export const COMMANDS: CommandEntry[] = [
   { path: ['status'], summary: 'capture state, memory counts, backlog, model and health', load: async () => (await import('./commands/status.js')).statusCommand },
@@ -35,4 +36,8 @@ export const COMMANDS: CommandEntry[] = [
   { path: ['keys', 'revoke'], summary: 'revoke an API key (refused at once)', load: async () => (await keys()).keysRevokeCommand },
   { path: ['orgs', 'create'], summary: 'create an organization with its owner, first project and admin key', load: async () => (await orgs()).orgsCreateCommand },
   { path: ['orgs', 'list'], summary: 'list organizations and their projects', load: async () => (await orgs()).orgsListCommand },
+  { path: ['plugin', 'install'], summary: 'install the agent plugin and register it (claude-code)', load: async () => (await plugin()).pluginInstallCommand },
+  { path: ['plugin', 'update'], summary: 'update the agent plugin in place, migrating settings and data', load: async () => (await plugin()).pluginUpdateCommand },
+  { path: ['plugin', 'uninstall'], summary: 'remove the agent plugin (memories stay unless --purge)', load: async () => (await plugin()).pluginUninstallCommand },
+  { path: ['plugin', 'status'], summary: 'show and verify the plugin, daemon, capture, API key and server', load: async () => (await plugin()).pluginStatusCommand },
 ];

@@ -2,7 +2,8 @@
  * The CLI's one entry: pick the command, run it, and turn every failure into a message and a
  * documented exit code (see EXIT). Never prints a stack trace to users.
  */
-import { ConfigError, EngineError, loadConfig, type Config } from '../engine/index.js';
+import { DaemonClient } from '../daemon/client.js';
+import { ConfigError, EngineError, loadConfig, resolvePaths, type Config } from '../engine/index.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext, type Io } from './command.js';
 import { COMMANDS, type CommandEntry } from './registry.js';
 
@@ -49,7 +50,28 @@ export async function runCli(argv: string[], io: Io, commands: CommandEntry[] = 
     ctx.out(`${command.summary}\nusage: ${command.usage}`);
     return EXIT.OK;
   }
-  return run(command, found.rest, ctx);
+  const t0 = performance.now();
+  const code = await run(command, found.rest, ctx);
+  await reportOutcome(command.path, code, performance.now() - t0, ctx);
+  return code;
+}
+
+const EXIT_CLASS: Record<number, string> = { [EXIT.FAILED]: 'Failed', [EXIT.USAGE]: 'UsageError', [EXIT.DAEMON_UNREACHABLE]: 'DaemonUnreachable', [EXIT.CONFIG]: 'ConfigError', [EXIT.NOT_FOUND]: 'NotFound', [EXIT.UNAUTHORIZED]: 'Unauthorized' };
+
+/**
+ * Hand the command's outcome (name, duration, exit class; nothing else) to the daemon's anonymous
+ * telemetry, only when telemetry is on and a server is configured, and only if the daemon is up.
+ */
+async function reportOutcome(path: string[], code: number, ms: number, ctx: CommandContext): Promise<void> {
+  let config: Config;
+  try {
+    config = ctx.config();
+  } catch {
+    return;
+  }
+  if (!config.telemetry || !config.baseUrl || path[0] === 'daemon') return;
+  const event = { event: `cli.${path.join('_')}`, duration_ms: Math.round(ms), ...(code !== EXIT.OK ? { error_class: EXIT_CLASS[code] ?? 'Failed' } : {}) };
+  await new DaemonClient({ socketPath: resolvePaths(config.home).socket, timeoutMs: 500 }).request('POST', '/v1/telemetry/events', event).catch(() => {});
 }
 
 async function run(command: Command, args: string[], ctx: CommandContext): Promise<number> {

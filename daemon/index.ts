@@ -6,3 +6,4 @@ export { readLock, pidAlive, removeSocket } from './lifecycle.js';
 export type { LockInfo } from './lifecycle.js';
 export { normalizeRemote, repoInfo } from './repo.js';
 export type { RepoInfo } from './repo.js';
+export { readTelemetryState } from './telemetry.js';

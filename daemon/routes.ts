@@ -6,6 +6,8 @@ import { CATEGORIES, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '
 import type { Daemon } from './daemon.js';
 import { repoInfo } from './repo.js';
 import { daemonStatus } from './status.js';
+import { addTelemetryEventsRoute, telemetryMiddleware } from './telemetry-routes.js';
+import type { Telemetry } from './telemetry.js';
 
 const pauseSchema = z.object({ session_id: z.string().min(1).max(256).optional(), all: z.boolean().optional(), cwd: z.string().max(4096).optional() }).strict();
 const rememberSchema = z
@@ -35,15 +37,21 @@ function hookBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number }): Router {
+export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number; telemetry?: Telemetry | null }): Router {
   const r = Router();
+  if (opts.telemetry) {
+    r.use(telemetryMiddleware(opts.telemetry, opts.defaultScope));
+    addTelemetryEventsRoute(r, opts.telemetry);
+  }
 
   r.post('/capture', async (req, res) => {
     res.json(await daemon.capture(hookBody(req.body)));
   });
 
   r.post('/recall', async (req, res) => {
-    res.json(await daemon.recall(hookBody(req.body)));
+    const out = await daemon.recall(hookBody(req.body));
+    if (out.timed_out) res.locals.telemetryError = 'RecallTimeout';
+    res.json(out);
   });
 
   r.post('/flush', async (req, res) => {
@@ -74,6 +82,7 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
 
   /**
    * Search from a working directory: the daemon resolves repo, dir, user and session for the scope.
+   * Without a session id, scope session means the most recent live session working in cwd.
    * When nothing is found, the answer says how many memories the other scopes hold.
    */
   r.post('/local/search', async (req, res) => {

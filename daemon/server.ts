@@ -12,6 +12,7 @@ import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type
 import { Daemon } from './daemon.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
 import { daemonRouter } from './routes.js';
+import { createTelemetry } from './telemetry.js';
 
 export interface RunOptions {
   config: Config;
@@ -46,6 +47,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, offline: config.offline, cacheDir: paths.modelCache, logger });
   const extractor = opts.extractor ?? extractorFor(config, paths.stateDir, embedder, logger);
   const daemon = new Daemon({ config, paths, logger, embedder, extractor, version: opts.version });
+  const telemetry = createTelemetry(config, opts.version, logger);
   daemon.openJournal();
 
   const exportsJobs = new ExportJobs(paths.exportsDir);
@@ -77,7 +79,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
         next();
       },
     ],
-    routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK })],
+    routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK, telemetry })],
   });
 
   removeSocket(paths.socket);
@@ -107,6 +109,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
       });
       await exportsJobs.idle();
       await daemon.stop();
+      await telemetry?.close();
       if (opts.embedder === undefined) await embedder?.close().catch(() => {});
       removeSocket(paths.socket);
       releaseLock(paths.lockFile);

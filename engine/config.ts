@@ -278,6 +278,19 @@ export const CONFIG_SCHEMA = {
   },
 } as const satisfies Record<string, Entry>;
 
+/**
+ * Environment names that were renamed, old → current. `service plugin update` rewrites them in the
+ * `env` block of Claude Code's settings (where plugin users set them) and `service plugin status`
+ * points at any still exported in the shell. The rows are short spellings of SPEC §2's
+ * search_scope, top_k and max_content_chars, settings SPEC gave no env name for (top_k,
+ * max_content_chars); a future rename adds a row here.
+ */
+export const RENAMED_ENV: Readonly<Record<string, string>> = {
+  SERVICE_SCOPE: 'SERVICE_SEARCH_SCOPE',
+  SERVICE_TOPK: 'SERVICE_TOP_K',
+  SERVICE_MAX_CHARS: 'SERVICE_MAX_CONTENT_CHARS',
+};
+
 type Schema = typeof CONFIG_SCHEMA;
 type ValueOf<E> = E extends { kind: 'int' } ? number : E extends { kind: 'bool' } ? boolean : E extends { kind: 'enum'; values: readonly (infer V)[] } ? V : string;
 

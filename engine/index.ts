@@ -7,6 +7,7 @@ export { systemClock, ManualClock } from './clock.js';
 export type { Clock } from './clock.js';
 export { CONFIG_SCHEMA, loadConfig, configTableRows, ConfigError, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_CONTENT_CHARS } from './config.js';
 export type { Config, ConfigKey, Env } from './config.js';
+export { RENAMED_ENV } from './config.js';
 export { resolvePaths, socketPath } from './paths.js';
 export type { Paths } from './paths.js';
 export { EngineError, notFound } from './errors.js';

@@ -46,8 +46,9 @@ function cliCommand(env: NodeJS.ProcessEnv): { cmd: string; args: string[] } {
   if (env.SERVICE_CLI) return { cmd: process.execPath, args: [env.SERVICE_CLI] };
   try {
     const dir = path.dirname(process.argv[1] ?? '.');
-    const cfg = JSON.parse(fs.readFileSync(path.join(dir, '..', 'service.json'), 'utf8')) as { cli?: string };
-    if (cfg.cli && fs.existsSync(cfg.cli)) return { cmd: process.execPath, args: [cfg.cli] };
+    const cfg = JSON.parse(fs.readFileSync(path.join(dir, '..', 'service.json'), 'utf8')) as { cli?: string; node?: string };
+    // `node` is the Node.js the CLI was installed with (it may need a newer one than the hooks).
+    if (cfg.cli && fs.existsSync(cfg.cli)) return { cmd: cfg.node && fs.existsSync(cfg.node) ? cfg.node : process.execPath, args: [cfg.cli] };
   } catch {
     // no plugin config
   }
