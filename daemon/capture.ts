@@ -38,7 +38,18 @@ function toolInput(tool: string | undefined, input: unknown): string | undefined
 
 export interface CaptureDecision {
   capture: boolean;
-  reason?: 'data_dir' | 'sidekick' | 'paused';
+  reason?: 'data_dir' | 'sidekick' | 'paused' | 'own_tool';
+}
+
+/** The memory service's own tools: what they print is memories already stored (or our status). */
+const OWN_MCP_TOOL = /^mcp__(plugin_)?memory_/;
+const OWN_CLI = /^\s*(?:\S*\/)?service\s+(?:search|status|remember|forget|pause|resume|history|export|import|plugin|daemon|sync|keys|tui)\b/;
+
+function ownTool(payload: Record<string, unknown>): boolean {
+  const tool = typeof payload.tool_name === 'string' ? payload.tool_name : '';
+  if (OWN_MCP_TOOL.test(tool)) return true;
+  const input = payload.tool_input as { command?: unknown } | undefined;
+  return tool === 'Bash' && typeof input?.command === 'string' && OWN_CLI.test(input.command);
 }
 
 /** Whether this event may be captured at all (before pause is considered). */
@@ -50,6 +61,7 @@ export function excluded(payload: Record<string, unknown>, home: string): Captur
   }
   const agent = [payload.agent_type, payload.subagent_type, payload.agent_name].find((v) => typeof v === 'string') as string | undefined;
   if (agent && /(^|[:/])sidekick$/i.test(agent)) return { capture: false, reason: 'sidekick' };
+  if (ownTool(payload)) return { capture: false, reason: 'own_tool' };
   return { capture: true };
 }
 

@@ -125,11 +125,17 @@ describe('daemon end to end through the hooks', () => {
     }
   });
 
-  it('ignores sessions working inside the data dir and the sidekick subagent', async () => {
+  it('ignores sessions inside the data dir, the sidekick subagent and the memory tools themselves', async () => {
     const inside = await d.client.capture({ hook_event_name: 'UserPromptSubmit', session_id: 'dddddddd-0000-4000-8000-000000000001', cwd: path.join(d.home, 'logs'), prompt: 'we decided x' });
     assert.equal(inside.captured, false);
     const sidekick = await d.client.capture({ hook_event_name: 'SubagentStop', session_id: 'dddddddd-0000-4000-8000-000000000002', cwd: repo, agent_type: 'memory:sidekick', last_assistant_message: 'found it' });
     assert.equal(sidekick.captured, false);
+    const mcp = await d.client.capture({ hook_event_name: 'PostToolUse', session_id: 'dddddddd-0000-4000-8000-000000000003', cwd: repo, tool_name: 'mcp__plugin_memory_memory__search', tool_input: { query: 'db' }, tool_response: { results: [] } });
+    assert.equal(mcp.captured, false, 'the memory tool\'s own answers are not captured');
+    const cli = await d.client.capture({ hook_event_name: 'PostToolUse', session_id: 'dddddddd-0000-4000-8000-000000000003', cwd: repo, tool_name: 'Bash', tool_input: { command: 'service search "session store" --json' }, tool_response: { stdout: '{}' } });
+    assert.equal(cli.captured, false, 'nor the service CLI\'s');
+    const other = await d.client.capture({ hook_event_name: 'PostToolUse', session_id: 'dddddddd-0000-4000-8000-000000000003', cwd: repo, tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_response: { stdout: 'ok' } });
+    assert.equal(other.captured, true);
   });
 
   it('creates its socket owner-only', () => {
