@@ -46,6 +46,7 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
     journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes },
     flush: { backlog_sessions: sessions.filter((s) => s.pending.length > 0).length, last: daemon.lastFlush },
     model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
+    sync: daemon.sync.status(),
     recent: daemon.recent.slice(-20),
     last_error: daemon.lastError,
   };
