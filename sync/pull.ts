@@ -36,12 +36,23 @@ export interface PullReport {
   purged: number;
   /** Malformed events skipped. */
   skipped: number;
+  /** The server's feed was behind this machine's cursor (a restored server): sync started over. */
+  restarted: boolean;
 }
 
 export async function pullRound(ctx: PullContext): Promise<PullReport> {
-  const report: PullReport = { events: 0, inserted: 0, adopted: 0, rebased: 0, purged: 0, skipped: 0 };
+  const report: PullReport = { events: 0, inserted: 0, adopted: 0, rebased: 0, purged: 0, skipped: 0, restarted: false };
   for (;;) {
     const page = await ctx.transport.events(ctx.state.pullAfter, PULL_PAGE);
+    if (page.last_seq < ctx.state.pullAfter) {
+      // The feed is shorter than what this machine already read: the server was restored from an
+      // older backup. Start over against it: push everything (what it has answers `exists`) and
+      // pull its whole feed (what is here already is skipped).
+      ctx.log.warn('the server’s event feed went back; pushing everything and pulling it again', { last_seq: page.last_seq, pull_after: ctx.state.pullAfter });
+      ctx.state.retarget(ctx.state.target ?? ctx.transport.baseUrl);
+      report.restarted = true;
+      continue;
+    }
     report.events += page.results.length;
     const versions: ServerVersion[] = [];
     const purged: string[] = [];

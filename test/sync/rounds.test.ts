@@ -193,6 +193,25 @@ describe('sync rounds', () => {
     assert.equal((await again.sync.now()).push!.sent, 1);
   });
 
+  it('starts over when the server’s feed is behind its cursor (a server restored from a backup)', async () => {
+    const { key } = await keyFor('bo');
+    const a = await machine(key);
+    await seed(a.engine, 2, 'restored');
+    await a.sync.now();
+    // As if the server lost its newest events: the machine's cursor is past the feed's end.
+    a.sync.state.setPullAfter(1_000_000);
+    a.sync.state.save();
+    const r = await a.sync.now();
+    assert.ok(r.ok, r.error?.message);
+    assert.equal(r.pull!.restarted, true);
+    assert.ok(a.sync.state.pullAfter < 1_000_000);
+    // The whole feed was read again, so the machine knows the server has its versions: none is resent.
+    const again = await a.sync.now();
+    assert.deepEqual([again.push!.sent, again.pull!.inserted], [0, 0]);
+    assert.equal(a.sync.status().backlog.versions, 0);
+    assertNoDuplicates(await serverHistory(s.url, key), 'after starting over');
+  });
+
   it('never splits a transaction across requests, splits a batch the server finds too large, parks a version too large to send', async () => {
     const small = await startTestServer({ embedder: null, config: { bodyLimitBytes: 8192 } });
     try {
