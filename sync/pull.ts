@@ -38,10 +38,13 @@ export interface PullReport {
   skipped: number;
   /** The server's feed was behind this machine's cursor (a restored server): sync started over. */
   restarted: boolean;
+  /** Time the round took. */
+  ms: number;
 }
 
 export async function pullRound(ctx: PullContext): Promise<PullReport> {
-  const report: PullReport = { events: 0, inserted: 0, adopted: 0, rebased: 0, purged: 0, skipped: 0, restarted: false };
+  const t0 = performance.now();
+  const report: PullReport = { events: 0, inserted: 0, adopted: 0, rebased: 0, purged: 0, skipped: 0, restarted: false, ms: 0 };
   for (;;) {
     const page = await ctx.transport.events(ctx.state.pullAfter, PULL_PAGE);
     if (page.last_seq < ctx.state.pullAfter) {
@@ -90,5 +93,6 @@ export async function pullRound(ctx: PullContext): Promise<PullReport> {
   }
   ctx.state.notePull(report.inserted);
   ctx.state.save();
+  report.ms = performance.now() - t0;
   return report;
 }

@@ -39,23 +39,29 @@ export interface PushReport {
   purges: number;
   /** Versions this machine renumbered after the server's. */
   rebased: number;
+  /** Time the round took. */
+  ms: number;
 }
 
 export async function pushRound(ctx: PushContext, opts: { retryParked?: boolean } = {}): Promise<PushReport> {
-  const report: PushReport = { sent: 0, accepted: 0, exists: 0, rejected: 0, purged: 0, purges: 0, rebased: 0 };
+  const t0 = performance.now();
+  const report: PushReport = { sent: 0, accepted: 0, exists: 0, rejected: 0, purged: 0, purges: 0, rebased: 0, ms: 0 };
   await pushPurges(ctx, report, opts.retryParked === true);
-  if (opts.retryParked) await retryParked(ctx, report);
+  const touched = new Set<string>();
+  if (opts.retryParked) await retryParked(ctx, report, touched);
   for (;;) {
     const after = ctx.state.pushedSeq;
     const committed = ctx.committedSeq();
     if (after >= committed) break;
     const { rows, end } = await readWindow(ctx.engine, after, committed);
-    for (const b of batchesOf(rows.filter((r) => ctx.state.isPending(r)), ctx.batch, ctx.maxBytes)) await send(ctx, b, report);
+    const read = { seqs: new Map(rows.map((r) => [r.version_id, r.seq])), touched };
+    for (const b of batchesOf(rows.filter((r) => ctx.state.isPending(r)), ctx.batch, ctx.maxBytes)) await send(ctx, b, report, read);
     ctx.state.advancePushed(end);
     ctx.state.save();
   }
   ctx.state.notePush(report.sent);
   ctx.state.save();
+  report.ms = performance.now() - t0;
   return report;
 }
 
@@ -92,17 +98,29 @@ async function pushPurges(ctx: PushContext, report: PushReport, retry: boolean):
 }
 
 /** Send parked versions again (after the cause was fixed, e.g. a key with write permission). */
-async function retryParked(ctx: PushContext, report: PushReport): Promise<void> {
+async function retryParked(ctx: PushContext, report: PushReport, touched: Set<string>): Promise<void> {
   const parked = ctx.state.parked;
   if (parked.length === 0) return;
   const ids = new Set(parked.map((p) => p.version_id));
   const rows = (await ctx.engine.store.versionsOf([...new Set(parked.map((p) => p.memory_id))])).filter((r) => ids.has(r.version_id));
   const found = new Set(rows.map((r) => r.version_id));
   for (const p of parked) if (!found.has(p.version_id)) ctx.state.unpark(p.version_id);
-  for (const b of batchesOf(rows, ctx.batch, ctx.maxBytes)) await send(ctx, b, report);
+  const read = { seqs: new Map(rows.map((r) => [r.version_id, r.seq])), touched };
+  for (const b of batchesOf(rows, ctx.batch, ctx.maxBytes)) await send(ctx, b, report, read);
 }
 
-async function send(ctx: PushContext, batch: Batch, report: PushReport): Promise<void> {
+/** Where the lines of a batch were read: their local seqs, and the memories reconciled this round. */
+interface ReadContext {
+  seqs: ReadonlyMap<string, number>;
+  touched: Set<string>;
+}
+
+/**
+ * Push one batch and apply the answers. A version the server stored exactly as sent needs no local
+ * change, only to be marked as on the server — unless this round already rewrote versions of its
+ * memory (the line read earlier may be stale), in which case it is reconciled like any other.
+ */
+async function send(ctx: PushContext, batch: Batch, report: PushReport, read: ReadContext): Promise<void> {
   let results: PushResult[];
   try {
     results = await ctx.transport.push(batch.lines);
@@ -111,7 +129,7 @@ async function send(ctx: PushContext, batch: Batch, report: PushReport): Promise
     if (err.kind === 'too_large') {
       const halves = splitBatch(batch);
       if (halves) {
-        for (const h of halves) await send(ctx, h, report);
+        for (const h of halves) await send(ctx, h, report, read);
         return;
       }
     }
@@ -129,7 +147,11 @@ async function send(ctx: PushContext, batch: Batch, report: PushReport): Promise
     if ((res.status === 'accepted' || res.status === 'exists') && res.version !== undefined && res.tx !== undefined && res.recorded_at !== undefined) {
       report[res.status]++;
       ctx.state.unpark(line.version_id);
-      facts.push({ version_id: line.version_id, memory_id: line.memory_id, version: res.version, tx: res.tx, recorded_at: Date.parse(res.recorded_at), owner_id: res.owner_id ?? null });
+      const fact: ServerVersion = { version_id: line.version_id, memory_id: line.memory_id, version: res.version, tx: res.tx, recorded_at: Date.parse(res.recorded_at), owner_id: res.owner_id ?? null };
+      const seq = read.seqs.get(line.version_id);
+      const asSent = fact.version === line.version && fact.tx === line.tx && fact.recorded_at === Date.parse(line.recorded_at) && fact.owner_id === line.owner_id;
+      if (asSent && seq !== undefined && !read.touched.has(line.memory_id)) ctx.state.markServer(seq);
+      else facts.push(fact);
     } else if (res.status === 'purged') {
       report.purged++;
       purged.add(line.memory_id);
@@ -138,7 +160,10 @@ async function send(ctx: PushContext, batch: Batch, report: PushReport): Promise
       ctx.state.park({ version_id: line.version_id, memory_id: line.memory_id, error: res.error ?? { code: 'REJECTED', message: 'the server refused this version' }, at });
     }
   });
-  if (facts.length > 0) report.rebased += (await ctx.engine.replicate((w) => reconcile(w, ctx.state, facts))).rebased;
+  if (facts.length > 0) {
+    report.rebased += (await ctx.engine.replicate((w) => reconcile(w, ctx.state, facts))).rebased;
+    for (const f of facts) read.touched.add(f.memory_id);
+  }
   for (const id of purged) await ctx.purgeHere(id);
   ctx.state.save();
 }

@@ -154,11 +154,11 @@ export class SyncService {
     this.timer.unref();
   }
 
-  /** Run a full round now (after the one in flight) and report it. */
-  async now(opts: { retryParked?: boolean } = {}): Promise<RoundReport> {
+  /** Run a round now (after the one in flight) and report it: push, then pull unless `pull: false`. */
+  async now(opts: { retryParked?: boolean; pull?: boolean } = {}): Promise<RoundReport> {
     if (!this.enabled) throw new Error(this.offReason!);
     await this.running?.catch(() => null);
-    return this.round({ pull: true, retryParked: opts.retryParked === true });
+    return this.round({ pull: opts.pull !== false, retryParked: opts.retryParked === true });
   }
 
   private round(opts: { pull: boolean; retryParked?: boolean }): Promise<RoundReport> {
