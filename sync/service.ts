@@ -68,10 +68,6 @@ export class SyncService {
   private nextPullAt = 0;
   private failures = 0;
   private retryAt = 0;
-  /** When a failed round is tried again (ISO). */
-  get nextAttemptAt(): string | null {
-    return this.failures > 0 ? new Date(this.retryAt).toISOString() : null;
-  }
   private verifiedAt = 0;
   private stopping = false;
   private readonly remotePurging = new Set<string>();
@@ -104,6 +100,11 @@ export class SyncService {
   /** Highest seq whose append has completed. */
   get committedSeq(): number {
     return this.committed;
+  }
+
+  /** When a failed round is tried again (ISO), or null after a success. */
+  get nextAttemptAt(): string | null {
+    return this.failures > 0 ? new Date(this.retryAt).toISOString() : null;
   }
 
   /**
@@ -205,7 +206,9 @@ export class SyncService {
       this.reachable = e ? e.status !== null : this.reachable;
       this.failures++;
       this.verifiedAt = 0;
-      const blocked = e?.kind === 'blocked';
+      // Refusals of content are parked inside the push; one that reaches here is about the key
+      // itself (no read permission for the feed, say): like a bad key, it needs someone to act.
+      const blocked = e?.kind === 'blocked' || e?.kind === 'permanent';
       this.retryAt = Date.now() + (blocked ? this.opts.retryMaxMs : backoffDelay(this.failures, { baseMs: this.opts.retryBaseMs, maxMs: this.opts.retryMaxMs, random: this.opts.random }, e?.retryAfterMs ?? null));
       this.phase = this.stopping ? 'stopped' : blocked ? 'blocked' : 'backoff';
     }

@@ -4,6 +4,8 @@
  * later). The daemons sync on their own (a short pull interval); the CLI drives `sync now|status`.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, makeRepo, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { eventually } from '../helpers/errors.js';
@@ -148,6 +150,7 @@ describe('sync between daemons', () => {
     assert.match(text.stdout, /key +valid/);
     const full = await A.client.status<{ sync: { enabled: boolean; state: string } }>();
     assert.equal(full.sync.enabled, true);
+    assert.match((await cli(['status'], A.env, repoA)).stdout, new RegExp(`sync +\\w+ with ${s.url.replace(/[.]/g, '\\.')}; nothing waiting`));
   });
 
   it('stays local with no server configured: status says why, sync now refuses', async () => {
@@ -160,15 +163,26 @@ describe('sync between daemons', () => {
       const now = await cli(['sync', 'now'], local.env);
       assert.equal(now.code, 4, 'a configuration problem');
       assert.match(now.stderr, /sync is off/);
+      assert.match((await cli(['status'], local.env)).stdout, /sync +off: SERVICE_BASE_URL is unset/);
     } finally {
       await local.stop();
     }
   });
 
-  it('pushes what was just written before it stops on SIGTERM', async () => {
+  it('pushes what was just written before it stops on SIGTERM, and picks up where it left off', async () => {
     const r = await B.client.remember({ text: 'Decision: releases are tagged from main only, written right before shutdown.', cwd: repoB });
     const id = r.results[0]!.memory_id;
     assert.equal(await B.stop(), 0);
     assert.equal(ok(await s.as(keys.bob)('GET', `/v1/memories/${id}`)).memory_id, id, 'the server has it after the daemon exited');
+    const before = JSON.parse(fs.readFileSync(path.join(B.home, 'state', 'sync.json'), 'utf8')) as { pull_after: number };
+    B = await startTestDaemon({ home: B.home, env: syncEnv(keys.bob, 'bob') });
+    // The first round after the restart starts from the saved cursors: it resends nothing the
+    // server has (a lost state would resend everything, answered `exists`) and rereads no old event.
+    const first = await eventually(async () => (await B.client.syncStatus<{ last_round: { ok: boolean; push: { exists: number }; pull: { events: number } | null } | null }>()).last_round, 20_000, 'the first round after the restart');
+    assert.ok(first.ok);
+    assert.equal(first.push.exists, 0);
+    assert.ok(first.pull !== null && first.pull.events <= 3, `events read again: ${first.pull?.events}`);
+    const after = await B.client.syncStatus<{ cursor: { pull_after: number } }>();
+    assert.ok(after.cursor.pull_after >= before.pull_after);
   });
 });
