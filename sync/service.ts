@@ -20,6 +20,7 @@ import { pushRound, type PushReport } from './push.js';
 import { syncStatus, type SyncStatus } from './status.js';
 import { SyncState } from './state.js';
 import { SyncRequestError, type FailureKind, type SyncTransport } from './transport.js';
+import { verifyKey } from './verify.js';
 
 /** A local write is pushed this long after it commits (writes in between travel together). */
 export const PUSH_DELAY_MS = 250;
@@ -217,27 +218,11 @@ export class SyncService {
     return report;
   }
 
-  /** Check the key (and which project it writes to) at the first round, then every few minutes. */
+  /** Check the key at the first round, after any failure, and then every few minutes. */
   private async verifyIfDue(transport: SyncTransport): Promise<void> {
     if (this.verifiedAt > 0 && Date.now() - this.verifiedAt < VERIFY_EVERY_MS) return;
-    const checkedAt = new Date().toISOString();
-    try {
-      const v = await transport.verify();
-      this.state.setVerify({ valid: true, checked_at: checkedAt, project_id: v.project_id, org_id: v.org_id, member_id: v.member_id, key_id: v.key_id });
-      const target = `${transport.baseUrl}#${v.project_id}`;
-      if (this.state.target !== target) {
-        if (this.state.target !== null) this.log.info('sync target changed; pushing everything and pulling the whole feed', { from: this.state.target, to: target });
-        this.state.retarget(target);
-      }
-      this.state.save();
-      this.verifiedAt = Date.now();
-    } catch (err) {
-      if (err instanceof SyncRequestError && err.status !== null) {
-        this.state.setVerify({ valid: false, checked_at: checkedAt, error: { code: err.code, message: err.message } });
-        this.state.save();
-      }
-      throw err;
-    }
+    await verifyKey(transport, this.state, this.log);
+    this.verifiedAt = Date.now();
   }
 
   /** Erase a memory here because the server erased it (without pushing the purge back). */
