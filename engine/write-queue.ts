@@ -142,11 +142,7 @@ export class WriteQueue {
       }
     }
     const all = ok.flatMap((x) => x.rows);
-    if (all.length === 0) {
-      // Jobs that planned nothing (a no-op) are done.
-      for (const { p } of ok) p.resolve([]);
-      return;
-    }
+    if (all.length === 0) return;
     try {
       await this.deps.embed(all);
       const result = await this.deps.append(all);
