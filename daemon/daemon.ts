@@ -99,8 +99,12 @@ export class Daemon {
   /** Open the engine (LanceDB, model) in the background; flush what the journal replayed. */
   openEngine(): Promise<void> {
     this.engineOpen ??= this.engine.open().then(async () => {
-      // Sync follows the engine from before its first write (purges, the outbox cursor).
-      await this.sync.start();
+      // Sync follows the engine from before its first write (purges, the outbox cursor). Local
+      // work never waits on sync: if it cannot start, the daemon runs local only and says why.
+      await this.sync.start().catch((err: unknown) => {
+        this.lastError = { at: new Date().toISOString(), message: `sync could not start: ${err instanceof Error ? err.message : String(err)}` };
+        this.log.error('sync could not start', { err });
+      });
       for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id);
       this.idleTimer = setInterval(() => this.checkIdle(), IDLE_CHECK_MS);
       this.idleTimer.unref();
