@@ -442,7 +442,10 @@ export class MemoryEngine {
     const memories = new Set<string>();
     let batch: PlannedRow[] = [];
     let lineNo = 0;
-    const flush = async (): Promise<void> => {
+    // Each batch is checked and appended holding the write lock, so neither a local write nor a
+    // replication step (sync) can slip a version in between the check and the append.
+    const flush = (): Promise<void> => this.writes.exclusive(flushBatch);
+    const flushBatch = async (): Promise<void> => {
       if (batch.length === 0) return;
       const ids = [...new Set(batch.map((r) => r.memory_id))];
       const existing = await this.store.versionsOf(ids);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { contentHash, EngineError, FakeEmbedder, InMemoryStore, LanceStore, MemoryEngine, renumberAfter, sequenceTransaction, uuidv7, type MemoryStore, type PlannedRow, type VersionRow } from '../../engine/index.js';
+import { contentHash, EngineError, exportLine, FakeEmbedder, InMemoryStore, LanceStore, MemoryEngine, renumberAfter, sequenceTransaction, uuidv7, type MemoryStore, type PlannedRow, type VersionRow } from '../../engine/index.js';
 import { row } from '../helpers/rows.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -118,6 +118,27 @@ describe('the write queue’s exclusive section', () => {
       const timeout = new Promise((r) => setTimeout(() => r('stranded'), 2000).unref());
       assert.equal(await Promise.race([done, timeout]), 'ran');
     }
+    await engine.close();
+  });
+});
+
+describe('imports and replication together', () => {
+  it('never store one version twice when an import and a replication step carry the same versions', async () => {
+    // A slow model keeps each writer between its existence check and its append for a while.
+    class SlowEmbedder extends FakeEmbedder {
+      override async embedDocuments(texts: readonly string[]): Promise<Float32Array[]> {
+        await new Promise((r) => setTimeout(r, 30));
+        return super.embedDocuments(texts);
+      }
+    }
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: new SlowEmbedder(16), background: false });
+    await engine.open();
+    const rows = Array.from({ length: 50 }, (_, i) => version(uuidv7(), 1, { content: `shared ${i}` }));
+    const lines = rows.map((r) => JSON.stringify(exportLine({ ...r, seq: 0 })));
+    const [imported, replicated] = await Promise.allSettled([engine.import(lines), engine.replicate((w) => w.append(rows))]);
+    assert.ok(imported.status === 'fulfilled' || replicated.status === 'fulfilled');
+    const stored = await engine.store.changes(0, 1000);
+    assert.equal(stored.length, 50, `${stored.length} rows for 50 versions`);
     await engine.close();
   });
 });
