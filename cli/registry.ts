@@ -15,6 +15,7 @@ const daemon = () => import('./commands/daemon.js');
 const keys = () => import('./commands/keys.js');
 const orgs = () => import('./commands/orgs.js');
 const plugin = () => import('./commands/plugin.js');
+const sync = () => import('./commands/sync.js');
 
 export const COMMANDS: CommandEntry[] = [
   { path: ['status'], summary: 'capture state, memory counts, backlog, model and health', load: async () => (await import('./commands/status.js')).statusCommand },
@@ -26,6 +27,9 @@ export const COMMANDS: CommandEntry[] = [
   { path: ['history'], summary: 'every version of a memory, oldest first', load: async () => (await memory()).historyCommand },
   { path: ['export'], summary: 'export every version as NDJSON (to a file or stdout)', load: async () => (await memory()).exportCommand },
   { path: ['import'], summary: 'import an NDJSON export (idempotent)', load: async () => (await memory()).importCommand },
+  { path: ['sync'], summary: 'sync state (same as sync status)', load: async () => (await sync()).syncCommand },
+  { path: ['sync', 'status'], summary: 'sync state: last push and pull, backlog, parked versions, server and key', load: async () => (await sync()).syncStatusCommand },
+  { path: ['sync', 'now'], summary: 'push and pull now, and report what moved', load: async () => (await sync()).syncNowCommand },
   { path: ['daemon', 'start'], summary: 'start the daemon in the background (harmless when running)', load: async () => (await daemon()).daemonStartCommand },
   { path: ['daemon', 'stop'], summary: 'stop the daemon (it finishes in-flight work first)', load: async () => (await daemon()).daemonStopCommand },
   { path: ['daemon', 'status'], summary: 'is the daemon running?', load: async () => (await daemon()).daemonStatusCommand },

@@ -137,6 +137,16 @@ export class DaemonClient {
     return this.request<T>('GET', `/v1/status${q ? `?${q}` : ''}`);
   }
 
+  /** Sync state: last push and pull, backlog, parked versions, reachability, key check. */
+  syncStatus<T = Record<string, unknown>>(): Promise<T> {
+    return this.request<T>('GET', '/v1/sync/status');
+  }
+
+  /** Run a sync round now (push, then pull); `retry_parked` sends parked versions again. */
+  syncNow<T = { round: Record<string, unknown>; status: Record<string, unknown> }>(opts: { retry_parked?: boolean } = {}, timeoutMs = 600_000): Promise<T> {
+    return this.request<T>('POST', '/v1/sync/now', opts, { timeoutMs });
+  }
+
   search(req: SearchRequest): Promise<{ results: MemoryResult[]; mode: string }> {
     return this.request('POST', '/v1/memories/search', req);
   }

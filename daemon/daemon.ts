@@ -11,6 +11,8 @@ import { PauseState } from './pause.js';
 import { recall } from './recall.js';
 import { repoInfo } from './repo.js';
 import { SessionTable, type LiveSession } from './sessions.js';
+import { createSync, SYNC_DRAIN_MS } from './sync-setup.js';
+import type { SyncService } from '../sync/index.js';
 import { TranscriptWatcher } from './watch.js';
 
 export interface DaemonDeps {
@@ -37,6 +39,8 @@ export class Daemon {
   readonly sessions: SessionTable;
   readonly pause: PauseState;
   readonly engine: MemoryEngine;
+  /** Mirror into a /v1 server (off unless SERVICE_BASE_URL and SERVICE_API_KEY are set). */
+  readonly sync: SyncService;
   private readonly watcher: TranscriptWatcher;
   private engineOpen: Promise<void> | null = null;
   private readonly flushQueue = new Map<string, { promise: Promise<FlushResult | null>; again: boolean }>();
@@ -59,6 +63,7 @@ export class Daemon {
       maxContentChars: deps.config.maxContentChars,
       maxMetadataBytes: deps.config.maxMetadataBytes,
     });
+    this.sync = createSync(this.engine, deps.config, deps.paths, deps.logger, deps.version);
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
   }
 
@@ -97,7 +102,13 @@ export class Daemon {
 
   /** Open the engine (LanceDB, model) in the background; flush what the journal replayed. */
   openEngine(): Promise<void> {
-    this.engineOpen ??= this.engine.open().then(() => {
+    this.engineOpen ??= this.engine.open().then(async () => {
+      // Sync follows the engine from before its first write (purges, the outbox cursor). Local
+      // work never waits on sync: if it cannot start, the daemon runs local only and says why.
+      await this.sync.start().catch((err: unknown) => {
+        this.lastError = { at: new Date().toISOString(), message: `sync could not start: ${err instanceof Error ? err.message : String(err)}` };
+        this.log.error('sync could not start', { err });
+      });
       for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id);
       this.idleTimer = setInterval(() => this.checkIdle(), IDLE_CHECK_MS);
       this.idleTimer.unref();
@@ -341,7 +352,11 @@ export class Daemon {
     await this.journal.close();
     if (this.engineOpen) {
       await this.engineOpen.catch(() => {});
+      // What was just flushed, and anything else not yet on the server, gets a last push.
+      await this.sync.stop({ drainMs: SYNC_DRAIN_MS }).catch((err: unknown) => this.log.warn('sync did not stop cleanly', { err }));
       await this.engine.close();
+    } else {
+      await this.sync.stop({ drainMs: 0 });
     }
   }
 }

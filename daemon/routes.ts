@@ -19,6 +19,7 @@ const rememberSchema = z
     session_id: z.string().max(256).optional(),
   })
   .strict();
+const syncNowSchema = z.object({ retry_parked: z.boolean().optional() }).strict();
 const flushSchema = z.object({ session_id: z.string().min(1).max(256).optional() }).strict();
 const localSearchSchema = z
   .object({
@@ -73,6 +74,19 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
   r.post('/remember', async (req, res) => {
     const b = parseBody(rememberSchema, req.body);
     res.status(201).json({ results: await daemon.remember(b) });
+  });
+
+  r.get('/sync/status', (_req, res) => {
+    res.json(daemon.sync.status());
+  });
+
+  /** Run a sync round now (push, then pull) and answer with its report and the status after it. */
+  r.post('/sync/now', async (req, res) => {
+    const b = parseBody(syncNowSchema, req.body ?? {});
+    if (!daemon.sync.enabled) throw httpError('CONFLICT', `sync is off: ${daemon.sync.offReason}`, { enabled: false });
+    await daemon.ready();
+    const round = await daemon.sync.now({ retryParked: b.retry_parked === true });
+    res.json({ round, status: daemon.sync.status() });
   });
 
   r.get('/status', async (req, res) => {

@@ -47,6 +47,7 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
     flush: { backlog_sessions: sessions.filter((s) => s.pending.length > 0).length, last: daemon.lastFlush },
     model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
     extractor: extractorInfo(daemon.extractor),
+    sync: daemon.sync.status(),
     recent: daemon.recent.slice(-20),
     last_error: daemon.lastError,
   };

@@ -17,7 +17,7 @@ interface Entry<K extends Kind = Kind, V = unknown> {
   values?: readonly string[];
   min?: number;
   max?: number;
-  group: 'plugin' | 'daemon' | 'server' | 'model' | 'extractor';
+  group: 'plugin' | 'daemon' | 'server' | 'model' | 'extractor' | 'sync';
   description: string;
 }
 
@@ -50,6 +50,51 @@ export const CONFIG_SCHEMA = {
     defaultLabel: 'unset (local only)',
     group: 'plugin',
     description: 'Base address of a /v1 server to mirror into. Unset means local only: no network at all.',
+  },
+  syncIntervalMs: {
+    env: 'SERVICE_SYNC_INTERVAL_MS',
+    kind: 'int',
+    default: 10_000,
+    min: 100,
+    max: 3_600_000,
+    group: 'sync',
+    description: 'How often sync pulls the server’s change feed. Local changes are pushed within a second of being written.',
+  },
+  syncBatch: {
+    env: 'SERVICE_SYNC_BATCH',
+    kind: 'int',
+    default: 200,
+    min: 1,
+    max: 1000,
+    group: 'sync',
+    description: 'Versions per push request (a request also stays under 256 KiB).',
+  },
+  syncTimeoutMs: {
+    env: 'SERVICE_SYNC_TIMEOUT_MS',
+    kind: 'int',
+    default: 30_000,
+    min: 100,
+    max: 600_000,
+    group: 'sync',
+    description: 'A sync request whose answer does not start, or stalls, for this long fails and is retried.',
+  },
+  syncRetryBaseMs: {
+    env: 'SERVICE_SYNC_RETRY_BASE_MS',
+    kind: 'int',
+    default: 1000,
+    min: 10,
+    max: 3_600_000,
+    group: 'sync',
+    description: 'First retry delay after a failed sync round; it doubles per failure, with jitter, up to `SERVICE_SYNC_RETRY_MAX_MS`.',
+  },
+  syncRetryMaxMs: {
+    env: 'SERVICE_SYNC_RETRY_MAX_MS',
+    kind: 'int',
+    default: 300_000,
+    min: 10,
+    max: 86_400_000,
+    group: 'sync',
+    description: 'Longest wait between sync retries while the server is unreachable or failing.',
   },
   userId: {
     env: 'SERVICE_USER_ID',

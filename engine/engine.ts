@@ -18,6 +18,7 @@ import type { MemoryStore } from './store/types.js';
 import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
 import type { AsOf, Category, MemoryFilter, MemoryVersion, Metadata, Scope, Source, Space, VersionRow } from './types.js';
 import { WriteQueue } from './write-queue.js';
+import { replicaWriter, type ReplicaWriter } from './replica-writer.js';
 import { ingest, type IngestBase, type IngestResult } from './ingest.js';
 import type { Candidate } from './extract/types.js';
 
@@ -441,7 +442,10 @@ export class MemoryEngine {
     const memories = new Set<string>();
     let batch: PlannedRow[] = [];
     let lineNo = 0;
-    const flush = async (): Promise<void> => {
+    // Each batch is checked and appended holding the write lock, so neither a local write nor a
+    // replication step (sync) can slip a version in between the check and the append.
+    const flush = (): Promise<void> => this.writes.exclusive(flushBatch);
+    const flushBatch = async (): Promise<void> => {
       if (batch.length === 0) return;
       const ids = [...new Set(batch.map((r) => r.memory_id))];
       const existing = await this.store.versionsOf(ids);
@@ -485,6 +489,27 @@ export class MemoryEngine {
     await flush();
     this.queryCache.clear();
     return { imported, skipped, memories: memories.size };
+  }
+
+  /**
+   * The limits every local write meets, for a version written on another machine (a sync push):
+   * content length (tombstones carry none) and metadata size and depth. Throws EngineError.
+   */
+  checkReplicaRow(row: PlannedRow): void {
+    if (!row.deleted && row.content.length > this.maxChars) {
+      throw new EngineError('CONTENT_TOO_LARGE', `content is ${row.content.length} characters; this server holds at most ${this.maxChars} per memory block`, { field: 'content', limit: this.maxChars });
+    }
+    checkMetadata(row.metadata, this.maxMetaBytes);
+  }
+
+  /**
+   * Replication (sync): run `fn` holding the write lock, with a writer that appends versions as
+   * another replica numbered them and rewrites this store's own numbering. No other write is
+   * planned or committed meanwhile, so `fn` reads and changes a memory's versions atomically with
+   * respect to local writes. Change listeners hear of every row it stores.
+   */
+  replicate<T>(fn: (writer: ReplicaWriter) => Promise<T>): Promise<T> {
+    return this.writes.exclusive(() => fn(replicaWriter({ store: this.store, embed: (rows) => this.embedRows(rows), emit: (rows) => this.emit(rows) })));
   }
 
   private checkId(memoryId: string): void {

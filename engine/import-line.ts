@@ -45,6 +45,11 @@ export function parseImportLine(text: string, lineNo: number): PlannedRow {
   } catch {
     throw new EngineError('VALIDATION', `line ${lineNo} is not valid JSON`, { line: lineNo });
   }
+  return parseVersionRecord(json, lineNo);
+}
+
+/** Validate one version record (an export line already parsed as JSON; sync pushes send them). */
+export function parseVersionRecord(json: unknown, lineNo: number): PlannedRow {
   const r = lineSchema.safeParse(json);
   if (!r.success) {
     const issue = r.error.issues[0]!;

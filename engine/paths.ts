@@ -21,6 +21,8 @@ export interface Paths {
   logDir: string;
   modelCache: string;
   exportsDir: string;
+  /** Sync cursors, parked versions and the purge outbox (survives restarts). */
+  syncStateFile: string;
   /** Server data (orgs, keys, events…) when `service serve --data` points here. */
   serverDir: string;
   schemaFile: string;
@@ -47,6 +49,7 @@ export function resolvePaths(home: string): Paths {
     logDir: path.join(h, 'logs'),
     modelCache: path.join(h, 'models'),
     exportsDir: path.join(h, 'exports'),
+    syncStateFile: path.join(h, 'state', 'sync.json'),
     serverDir: path.join(h, 'server'),
     schemaFile: path.join(h, 'schema.json'),
   };

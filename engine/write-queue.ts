@@ -25,6 +25,17 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/** Work that must run alone: no job is planned or committed while it runs. */
+interface Exclusive {
+  run: () => Promise<void>;
+}
+
+type Item = Pending | Exclusive;
+
+function isExclusive(item: Item): item is Exclusive {
+  return 'run' in item;
+}
+
 export interface WriteQueueDeps {
   /** Versions of these memories as stored now. */
   versionsOf(ids: readonly string[]): Promise<VersionRow[]>;
@@ -36,7 +47,7 @@ export interface WriteQueueDeps {
 }
 
 export class WriteQueue {
-  private queue: Pending[] = [];
+  private queue: Item[] = [];
   private running: Promise<void> | null = null;
 
   constructor(private readonly deps: WriteQueueDeps) {}
@@ -44,7 +55,28 @@ export class WriteQueue {
   submit(job: Job): Promise<VersionRow[]> {
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
-      if (!this.running) this.running = this.drain().finally(() => (this.running = null));
+      this.kick();
+    });
+  }
+
+  /**
+   * Run `fn` alone, in queue order: jobs submitted before it are committed first, jobs submitted
+   * after it wait until it settles. Replication (sync) uses it to read and rewrite a memory's
+   * versions without a concurrent write planning against a stale view.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run: () => Promise.resolve().then(fn).then(resolve, reject) });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.running) return;
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      // Work queued after the drain loop's last check but before this ran would wait forever.
+      if (this.queue.length > 0) this.kick();
     });
   }
 
@@ -57,8 +89,15 @@ export class WriteQueue {
     // Let callers of this tick enqueue before the first batch is cut.
     await new Promise((r) => setImmediate(r));
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.deps.maxBatch);
-      await this.commit(batch);
+      const head = this.queue[0]!;
+      if (isExclusive(head)) {
+        this.queue.shift();
+        await head.run();
+        continue;
+      }
+      let n = 0;
+      while (n < this.queue.length && n < this.deps.maxBatch && !isExclusive(this.queue[n]!)) n++;
+      await this.commit(this.queue.splice(0, n) as Pending[]);
     }
   }
 

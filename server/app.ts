@@ -18,6 +18,7 @@ import { memberRoutes } from './member-routes.js';
 import { orgRoutes } from './org-routes.js';
 import { ProjectRegistry } from './project-registry.js';
 import { RateLimiter } from './rate-limit.js';
+import { syncRoutes } from './sync-routes.js';
 import { telemetryRoutes } from './telemetry-routes.js';
 import { TenancyStore } from './tenancy.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -85,6 +86,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     before: [authenticate(tenancy), limiter.middleware(), projectContext(projects, new IdempotencyStore(), cfg)],
     routers: [
       eventRoutes(cfg.pageSizeMax),
+      syncRoutes(),
       entityRoutes(cfg.pageSizeMax),
       webhookRoutes({ pageSizeMax: cfg.pageSizeMax, allowPrivate: cfg.webhookAllowPrivate }),
       telemetryRoutes(),

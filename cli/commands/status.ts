@@ -12,6 +12,7 @@ interface Status {
   flush: { backlog_sessions: number; last: { at: string; memories: number } | null };
   model: { id: string | null; state: string; mode: string; backlog: number; detail?: { progress?: number } };
   last_error: { at: string; message: string } | null;
+  sync?: { enabled: boolean; reason: string | null; state: string; server: string | null; backlog: { versions: number; purges: number }; parked: { versions: number }; last_ok_at: string | null };
 }
 
 export const statusCommand: Command = {
@@ -42,6 +43,12 @@ export const statusCommand: Command = {
     ctx.out(`backlog    ${s.journal.pending_events} captured events waiting in ${s.flush.backlog_sessions} session(s); embedding backlog ${s.model.backlog}`);
     ctx.out(`last flush ${s.flush.last ? `${s.flush.last.at} (${s.flush.last.memories} memories)` : 'none yet'}`);
     ctx.out(`model      ${model}`);
+    if (s.sync) {
+      const y = s.sync;
+      ctx.out(
+        `sync       ${y.enabled ? `${y.state} with ${y.server}; ${y.backlog.versions === 0 ? 'nothing waiting' : `up to ${y.backlog.versions} versions waiting`}${y.parked.versions > 0 ? `, ${y.parked.versions} parked` : ''}; last success ${y.last_ok_at ?? 'never'} (service sync status)` : `off: ${y.reason}`}`,
+      );
+    }
     if (s.last_error) ctx.out(`last error ${s.last_error.at}: ${s.last_error.message}`);
     if (s.memories.total === 0) {
       ctx.out('');

@@ -553,6 +553,58 @@ export class LanceStore implements MemoryStore {
     report.ms = performance.now() - t0;
     return report;
   }
+
+  // ---------------------------------------------------------------- replication (sync)
+
+  /**
+   * Replace versions in place of their `version_id` (see MemoryStore.rewrite). The versions table
+   * changes in one commit (merge-insert on version_id); the current view follows, and a crash
+   * between the two is repaired on open like after an append (the new seqs are past the marker).
+   */
+  rewrite(rows: readonly PlannedRow[]): Promise<VersionRow[]> {
+    return this.exclusive(async () => {
+      const { versions, current } = this.tables();
+      if (rows.length === 0) return [];
+      const stored: VersionRow[] = rows.map((r) => ({ ...r, seq: ++this.seq }));
+      try {
+        await versions
+          .mergeInsert('version_id')
+          .whenMatchedUpdateAll()
+          .execute(stored.map((r) => toRecord(r, this.opts.dim)) as unknown as Record<string, unknown>[]);
+      } catch (err) {
+        this.seq -= stored.length;
+        throw err;
+      }
+      this.versionsUnindexed += stored.length;
+      const ids = [...new Set(stored.map((r) => r.memory_id))];
+      const gone = new Set(ids);
+      for (const [vid, t] of this.tail) if (gone.has(t.row.memory_id)) this.tail.delete(vid);
+      const fresh: VersionRow[] = [];
+      for (let i = 0; i < ids.length; i += IN_CHUNK) {
+        const chunk = ids.slice(i, i + IN_CHUNK);
+        await current.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
+        for (const vs of groupBy(await this.versionsOf(chunk))) {
+          const last = vs[vs.length - 1]!;
+          this.catalog.set(last.memory_id, { maxVersion: last.version, lastTx: last.tx, deleted: vs.some((r) => r.tx === last.tx && r.deleted) });
+          fresh.push(...currentRows(vs));
+        }
+      }
+      if (fresh.length > 0) {
+        await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
+        for (const r of fresh) {
+          const t = terms(r.content);
+          this.tail.set(r.version_id, { row: r, terms: t });
+          this.termStats.add(t);
+        }
+        await this.ensureFts(current);
+        if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
+      }
+      this.commitsSinceCompaction += 3;
+      this.rowsSinceIndex += stored.length;
+      this.writeMarker();
+      return stored;
+    });
+  }
 }
 
 function groupBy(rows: readonly VersionRow[]): VersionRow[][] {

@@ -50,6 +50,25 @@ export class InMemoryStore implements MemoryStore {
     return stored.map(clone);
   }
 
+  async rewrite(rows: readonly PlannedRow[]): Promise<VersionRow[]> {
+    this.check();
+    const byId = new Map(rows.map((r) => [r.version_id, r]));
+    const stored = new Map<string, VersionRow>();
+    const touched = new Set<string>();
+    this.versions = this.versions.filter((v) => !byId.has(v.version_id) || byId.get(v.version_id)!.memory_id !== v.memory_id);
+    for (const r of rows) {
+      const row: VersionRow = { ...r, seq: ++this.seq, vector: r.vector ? Float32Array.from(r.vector) : null, metadata: structuredClone(r.metadata) };
+      stored.set(row.version_id, row);
+      this.versions.push(row);
+      touched.add(row.memory_id);
+    }
+    for (const id of touched) {
+      this.byMemory.set(id, (this.byMemory.get(id) ?? []).map((v) => stored.get(v.version_id) ?? v));
+      this.refreshCurrent(id);
+    }
+    return [...stored.values()].map(clone);
+  }
+
   private refreshCurrent(memoryId: string): void {
     for (const old of this.current.get(memoryId) ?? []) {
       this.currentById.delete(old.version_id);

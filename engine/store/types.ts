@@ -80,6 +80,14 @@ export interface MemoryStore {
   /** Number of distinct memories in the current view matching the filter. */
   count(filter: MemoryFilter): Promise<number>;
   search(req: StoreSearch): Promise<StoreHit[]>;
+  /**
+   * Replication only (sync): replace stored versions, matched by `version_id`, with these rows
+   * (same ids and memories, other numbers or bookkeeping: a machine adopting the server's
+   * numbering, or moving its unacknowledged versions after the server's). Each replacement gets a
+   * new `seq`, like an append, and leaves a gap at its old one; the current view of every memory
+   * touched is recomputed. The caller keeps (memory_id, version) unique. Returns the stored rows.
+   */
+  rewrite(rows: readonly PlannedRow[]): Promise<VersionRow[]>;
   /** Versions with `seq` in (afterSeq, afterSeq + limit], in seq order (the change log). */
   changes(afterSeq: number, limit: number): Promise<VersionRow[]>;
   /** Erase every version of these memories, including from on-disk history. Returns rows removed. */

@@ -27,6 +27,11 @@ async function receiver(): Promise<{ url: string; got: Received[]; status: { cod
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      // A configured server also turns sync on; only telemetry intake is this receiver's business.
+      if (!(req.url ?? '').startsWith('/v1/telemetry')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"NOT_FOUND","message":"not here","request_id":"x"}}');
+        return;
+      }
       got.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       res.writeHead(status.code, { 'content-type': 'application/json' }).end('{}');
     });

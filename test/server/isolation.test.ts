@@ -62,6 +62,7 @@ before(async () => {
   A.P = ok(await alice('POST', '/v1/memories', { user_id: 'alice-personal-user', content: 'ALICE-PERSONAL-SECRET my shoe size', space: 'personal' }), 201).memory_id;
   A.E = await exportDone(s.as(s.key));
   A.EA = await exportDone(alice);
+  A.J = ok(await alice('POST', '/v1/memories', { user_id: 'ua', infer: true, async: true, messages: [{ role: 'user', content: 'PROJECT-A-SECRET: never deploy on Fridays, a hard rule.' }] }), 202).job_id;
   const w = ok(await s.req('POST', '/v1/webhooks', { url: r.url, events: ['*'] }), 201);
   A.W = w.webhook_id;
   r.secret = w.secret;
@@ -81,7 +82,7 @@ after(async () => {
  * itself asked for ("memory … was not found"), so ids count only where no id was asked for.
  */
 function leaks(text: string, ids = true): string[] {
-  const marks = ['PROJECT-A-SECRET', 'ALICE-PERSONAL-SECRET', 'a.secret_event', ...(ids ? ['"ua"', 'agent-a', A.M!, A.P!, A.E!, A.EA!, A.W!, A.EV!, A.EVP!] : [])];
+  const marks = ['PROJECT-A-SECRET', 'ALICE-PERSONAL-SECRET', 'a.secret_event', ...(ids ? ['"ua"', 'agent-a', A.M!, A.P!, A.E!, A.EA!, A.W!, A.EV!, A.EVP!, A.J!] : [])];
   return marks.filter((m) => text.includes(m));
 }
 
@@ -124,6 +125,8 @@ function probes(): Probe[] {
     { route: 'delete /memories/:id', expect: 'refused', run: (as) => as('DELETE', `/v1/memories/${A.M}`) },
     { route: 'delete /memories/:id', expect: 'refused', run: (as) => as('DELETE', `/v1/memories/${A.M}?purge=true`) },
     { route: 'get /memories/:id/history', expect: 'refused', run: (as) => as('GET', `/v1/memories/${A.M}/history`) },
+    { route: 'get /jobs/:id', expect: 'refused', run: (as) => as('GET', `/v1/jobs/${A.J}`) },
+    { route: 'post /sync/push', expect: 'own', run: (as) => as('POST', '/v1/sync/push', { versions: [{ ...JSON.parse(versionLine(crypto.randomUUID(), 'outsider push')), version_id: crypto.randomUUID() }] }) },
     { route: 'post /exports', expect: 'own', run: (as) => as('POST', '/v1/exports', {}) },
     { route: 'get /exports/:id', expect: 'refused', run: (as) => as('GET', `/v1/exports/${A.E}`) },
     { route: 'get /exports/:id/download', expect: 'refused', run: (as) => as('GET', `/v1/exports/${A.E}/download`) },
@@ -239,6 +242,8 @@ describe('personal memories inside one project', () => {
       assertError(await as('PATCH', `/v1/memories/${A.P}`, { content: 'changed by someone else' }), 404, 'NOT_FOUND');
       assertError(await as('PATCH', `/v1/memories/${A.P}`, { space: 'project' }), 404, 'NOT_FOUND');
       assertError(await as('POST', '/v1/imports', versionLine(A.P!, 'overwritten by import', 'project'), { 'Content-Type': 'application/x-ndjson' }), 409, 'CONFLICT');
+      const pushed = ok(await as('POST', '/v1/sync/push', { versions: [{ ...JSON.parse(versionLine(A.P!, 'overwritten by sync push', 'project')), version_id: crypto.randomUUID() }] }));
+      assert.deepEqual([pushed.results[0].status, pushed.results[0].error?.code], ['rejected', 'CONFLICT']);
       assert.equal(ok(await as('DELETE', '/v1/memories?user_id=alice-personal-user')).deleted, 0);
       const texts = [
         (await as('GET', '/v1/memories?limit=1000')).text,
