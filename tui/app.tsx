@@ -13,7 +13,7 @@ import { Header } from './header.js';
 import { HelpBar, MessageLine } from './help-bar.js';
 import { helpItems } from './help.js';
 import { frameSize, type Size } from './layout.js';
-import { clampIndex, handleKey, type KeyContext, type NavState } from './navigation.js';
+import { clampIndex, handleKey, keystrokes, type KeyContext, type NavState } from './navigation.js';
 import { resultRow } from './search-model.js';
 import { SearchScreen } from './search-screen.js';
 import { useActions } from './use-actions.js';
@@ -66,9 +66,11 @@ export function App({ state, size: fixedSize }: AppProps) {
   useInput((input, key) => {
     // The handler may run several times before React renders again (a paste, fast typing):
     // it reads and writes the navigation state through the store, never a stale copy.
-    const r = handleKey(state.nav.current, input, key, ctx);
-    if (r.state !== state.nav.current) setNav(() => r.state);
-    if (r.effect) run(r.effect);
+    for (const k of keystrokes(state.nav.current, input, key)) {
+      const r = handleKey(state.nav.current, k, key, ctx);
+      if (r.state !== state.nav.current) setNav(() => r.state);
+      if (r.effect) run(r.effect);
+    }
   });
 
   const body = (() => {

@@ -123,6 +123,17 @@ function detailKey(s: NavState, input: string, key: KeyPress, ctx: KeyContext): 
   return { state: s };
 }
 
+/**
+ * The keystrokes in one read of the terminal. Keys typed faster than the screen reads them (or
+ * sent together) arrive as one string: outside the search field each character is its own
+ * command; in the search field the string is text (a paste).
+ */
+export function keystrokes(s: NavState, input: string, key: KeyPress): string[] {
+  const special = key.ctrl || key.meta || key.return || key.escape || key.tab || key.upArrow || key.downArrow;
+  if (input.length <= 1 || special || (s.screen === 'search' && !s.confirmForget)) return [input];
+  return [...input];
+}
+
 export function handleKey(s: NavState, input: string, key: KeyPress, ctx: KeyContext): KeyResult {
   if (ctx.connection !== 'up') {
     if (input === 'q') return { state: s, effect: { type: 'quit' } };

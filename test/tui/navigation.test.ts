@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { helpItems } from '../../tui/help.js';
-import { handleKey, INITIAL_NAV, type KeyContext, type KeyPress, type NavState } from '../../tui/navigation.js';
+import { handleKey, INITIAL_NAV, keystrokes, type KeyContext, type KeyPress, type NavState } from '../../tui/navigation.js';
 
 const ctx: KeyContext = {
   connection: 'up',
@@ -118,6 +118,15 @@ describe('keys while the daemon is down', () => {
     assert.deepEqual(press(['s'], INITIAL_NAV, { ...down, canStartDaemon: false }).effects, []);
     assert.deepEqual(press(['p', '/', 'q'], INITIAL_NAV, down).effects, [{ type: 'quit' }]);
     assert.equal(press(['/'], INITIAL_NAV, down).state.screen, 'dashboard');
+  });
+});
+
+describe('keys that arrive together', () => {
+  it('are separate commands outside the search field, and text inside it', () => {
+    assert.deepEqual(keystrokes(INITIAL_NAV, 'jp', {}), ['j', 'p']);
+    assert.deepEqual(keystrokes({ ...INITIAL_NAV, screen: 'detail' }, 'fy', {}), ['f', 'y']);
+    assert.deepEqual(keystrokes({ ...INITIAL_NAV, screen: 'search' }, 'postgres', {}), ['postgres']);
+    assert.deepEqual(keystrokes(INITIAL_NAV, 'p', {}), ['p']);
   });
 });
 
