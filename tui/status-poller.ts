@@ -165,7 +165,8 @@ export class StatusPoller {
   }
 
   private downView(): DashboardView {
-    if (!this.lastDown) return { kind: 'connecting', socket: this.opts.client.socketPath, starting: this.starting };
+    // Starting a daemon that was never seen is how a first run begins, not a failure.
+    if (!this.lastDown || (this.starting && !this.identity)) return { kind: 'connecting', socket: this.opts.client.socketPath, starting: this.starting };
     const now = this.clock();
     return {
       kind: 'down',

@@ -118,7 +118,10 @@ describe('search results', () => {
     ];
     const a = app(client);
     await a.until('Recent captures');
-    await a.type('/', 'postgres', ' sess');
+    await a.type('/');
+    // Two reads of the terminal with no pause between them: one search, after the debounce.
+    a.stdin.write('postgres');
+    a.stdin.write(' sess');
     await a.until('1 result · hybrid search · scope repo');
     assert.ok(a.has('Use PostgreSQL for the session store because Redis lost data twice'));
     assert.deepEqual(

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 
 /** Poll until `check` holds (frames update asynchronously), or fail with the last frame. */
-export async function waitFor(check: () => boolean, frame: () => string | undefined, what: string, ms = 3000): Promise<void> {
+export async function waitFor(check: () => boolean, frame: () => string | undefined, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last frame:\n${frame() ?? '(none)'}`);

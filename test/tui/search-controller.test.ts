@@ -7,6 +7,15 @@ import { hit, NOW } from './fixtures.js';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Wait until the search settles (answered or failed), however slow the machine. */
+async function settled(s: SearchController): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (s.get().loading) {
+    assert.ok(Date.now() < deadline, 'the search settled');
+    await wait(5);
+  }
+}
+
 function setup(debounceMs = 30) {
   const client = new FakeClient();
   client.memories = [hit('m1', 'Use PostgreSQL for the session store'), hit('m2', 'Deploy with blue-green releases')];
@@ -22,7 +31,7 @@ describe('live search', () => {
     s.set('postgres', null);
     assert.equal(s.get().loading, true);
     assert.equal(client.callsOf('localSearch').length, 0, 'nothing sent while typing');
-    await wait(60);
+    await settled(s);
     assert.deepEqual(client.callsOf('localSearch'), [{ query: 'postgres', cwd: '/work/shop', top_k: 20 }]);
     assert.deepEqual(
       s.get().hits.map((h) => h.memory_id),
@@ -36,7 +45,7 @@ describe('live search', () => {
   it('sends the chosen scope', async () => {
     const { client, s } = setup();
     s.set('deploy', 'user');
-    await wait(60);
+    await settled(s);
     assert.equal((client.callsOf('localSearch')[0] as { scope: string }).scope, 'user');
     s.dispose();
   });
@@ -45,12 +54,19 @@ describe('live search', () => {
     const { client, s } = setup(0);
     const release: Record<string, () => void> = {};
     client.searchGate = (q) => new Promise<void>((r) => (release[q] = r));
+    const asked = async (q: string) => {
+      const deadline = Date.now() + 5000;
+      while (!release[q]) {
+        assert.ok(Date.now() < deadline, `"${q}" was asked`);
+        await wait(2);
+      }
+    };
     s.set('postgres', null);
-    await wait(10);
+    await asked('postgres');
     s.set('deploy', null);
-    await wait(10);
+    await asked('deploy');
     release.deploy!();
-    await wait(5);
+    await settled(s);
     release.postgres!();
     await wait(5);
     assert.equal(s.get().query, 'deploy');
@@ -65,7 +81,7 @@ describe('live search', () => {
   it('clears the results at once for an empty query, without asking', async () => {
     const { client, s } = setup();
     s.set('postgres', null);
-    await wait(60);
+    await settled(s);
     s.set('', null);
     assert.deepEqual(s.get().hits, []);
     await wait(60);
@@ -76,7 +92,7 @@ describe('live search', () => {
   it('says where else to look when nothing matches, and reports failures', async () => {
     const { client, s } = setup();
     s.set('kubernetes', null);
-    await wait(60);
+    await settled(s);
     assert.equal(s.get().hint, 'No matches in scope repo (github.com/acme/shop). Other scopes hold user 3: press tab to switch.');
     client.down = true;
     await s.refresh();

@@ -96,13 +96,17 @@ describe('status poller', () => {
     const client = new FakeClient();
     client.down = true;
     let starts = 0;
+    let finish: () => void = () => {};
     const { p } = poller(client, {
       startDaemon: async () => {
         starts++;
+        await new Promise<void>((r) => (finish = r));
         client.down = false;
       },
     });
     await p.refresh();
+    assert.deepEqual(p.view(), { kind: 'connecting', socket: client.socketPath, starting: true }, 'a first start is not shown as a failure');
+    finish();
     await new Promise((r) => setImmediate(r));
     await p.refresh();
     assert.equal(starts, 1);
@@ -135,11 +139,14 @@ describe('status poller', () => {
     const client = new FakeClient();
     const { p } = poller(client, { intervalMs: 10 });
     p.start();
-    await new Promise((r) => setTimeout(r, 80));
+    const deadline = Date.now() + 5000;
+    while (client.callsOf('status').length < 3) {
+      assert.ok(Date.now() < deadline, 'polled again by itself');
+      await new Promise((r) => setTimeout(r, 5));
+    }
     p.stop();
     const n = client.callsOf('status').length;
-    assert.ok(n >= 3, `polled ${n} times in 80 ms at a 10 ms interval`);
-    await new Promise((r) => setTimeout(r, 40));
+    await new Promise((r) => setTimeout(r, 60));
     assert.equal(client.callsOf('status').length, n, 'no poll after stop');
   });
 });

@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { CLI, cli, makeRepo, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import path from 'node:path';
+import { CLI, cli, makeRepo, startTestDaemon, testEnv, type TestDaemon } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const TMUX = '/usr/bin/tmux';
 const SOCKET = `memory-tui-${process.pid}`;
@@ -63,6 +65,9 @@ describe('the dashboard in a real terminal', { skip: fs.existsSync(TMUX) ? false
     const cmd = `${extra}${quote(process.execPath)} ${quote(CLI)}; echo "dashboard exited $?"; sleep 600`;
     tmux(env, 'new-session', '-d', '-x', '80', '-y', '24', '-s', name, '-c', repo, cmd);
   }
+  // A second home where no daemon runs until the dashboard starts one.
+  const freshHome = path.join(tempDir('tui-fresh-'), 'home');
+  const freshEnv = testEnv(freshHome);
 
   before(async () => {
     d = await startTestDaemon();
@@ -80,6 +85,15 @@ describe('the dashboard in a real terminal', { skip: fs.existsSync(TMUX) ? false
   after(async () => {
     spawnSync(TMUX, ['-L', SOCKET, 'kill-server'], { env });
     await d?.stop();
+    await cli(['daemon', 'stop'], freshEnv);
+  });
+
+  it('starts the daemon itself when none is running', async () => {
+    assert.equal((await cli(['daemon', 'status'], freshEnv)).code, 3, 'no daemon in the fresh home');
+    start('fresh', `SERVICE_HOME=${quote(freshHome)} `);
+    await until(/memory daemon up · pid \d+/, 'fresh', 30_000);
+    const s = JSON.parse((await cli(['daemon', 'status', '--json'], freshEnv)).stdout) as { running: boolean };
+    assert.equal(s.running, true);
   });
 
   it('shows the dashboard at 80×24, then pauses and resumes capture with its keys', async () => {
