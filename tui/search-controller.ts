@@ -3,7 +3,7 @@
  * keystroke, then asks the daemon; answers to superseded queries are dropped, so the results on
  * screen always belong to the query on screen.
  */
-import type { DaemonClient } from '../daemon/client.js';
+import { DaemonApiError, type DaemonClient } from '../daemon/client.js';
 import { emptyHint, type SearchHit } from './search-model.js';
 
 export interface SearchState {
@@ -93,7 +93,7 @@ export class SearchController {
       this.update({ loading: false, hits, mode: r.mode, searchedScope: r.scope, error: null, hint: hits.length === 0 ? emptyHint(r.scope, r.repo, r.other_scopes) : null });
     } catch (err) {
       if (seq !== this.seq || this.disposed) return;
-      this.update({ loading: false, error: err instanceof Error ? err.message : String(err) });
+      this.update({ loading: false, error: errorText(err) });
     }
   }
 
@@ -102,4 +102,11 @@ export class SearchController {
     this.state = { ...this.state, ...patch };
     for (const l of this.listeners) l(this.state);
   }
+}
+
+/** The daemon's reason; a scope that does not apply here (no repository, no session) can be changed with tab (said first: long reasons are cut at the screen's edge). */
+function errorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const scoped = err instanceof DaemonApiError && err.status === 422 && typeof (err.details as { scope?: unknown } | undefined)?.scope === 'string';
+  return scoped ? `press tab for another scope. ${message}` : message;
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DaemonApiError } from '../../daemon/client.js';
 import { SearchController } from '../../tui/search-controller.js';
 import { emptyHint, nextScope, resultRow } from '../../tui/search-model.js';
 import { FakeClient } from './fake-client.js';
@@ -97,6 +98,19 @@ describe('live search', () => {
     client.down = true;
     await s.refresh();
     assert.match(s.get().error ?? '', /not running/);
+    s.dispose();
+  });
+});
+
+describe('a scope that does not apply here', () => {
+  it('says first that tab changes the scope, then why', async () => {
+    const { client, s } = setup(0);
+    client.localSearch = async () => {
+      throw new DaemonApiError(422, 'VALIDATION_FAILED', 'scope "repo" searches the current repository, and /tmp is not inside one', { scope: 'repo' });
+    };
+    s.set('postgres', null);
+    await settled(s);
+    assert.equal(s.get().error, 'press tab for another scope. scope "repo" searches the current repository, and /tmp is not inside one');
     s.dispose();
   });
 });
