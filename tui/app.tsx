@@ -21,18 +21,16 @@ import { useDashboard } from './use-dashboard.js';
 import { useFlash } from './use-flash.js';
 import { useMemoryDetail } from './use-memory-detail.js';
 import { useSearch } from './use-search.js';
-import { useTerminalSize } from './use-terminal-size.js';
 
 export interface AppProps {
   state: DashboardState;
-  /** A fixed terminal size; otherwise the terminal's, following resizes. */
-  size?: Size;
+  /** The terminal's size (run.tsx mounts the app again when it changes). */
+  size: Size;
 }
 
-export function App({ state, size: fixedSize }: AppProps) {
+export function App({ state, size }: AppProps) {
   const { client, poller, search: searchCtl, clock, canStartDaemon } = state;
   const { exit } = useApp();
-  const size = useTerminalSize(fixedSize);
   const frame = frameSize(size);
   const view = useDashboard(poller);
   const [nav, setNavState] = useState<NavState>(state.nav.current);
