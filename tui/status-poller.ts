@@ -53,6 +53,7 @@ export class StatusPoller {
   private readonly listeners = new Set<(v: DashboardView) => void>();
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
+  private again = false;
   private stopped = true;
   private identity: { id: string; pid: number; version: string; home: string } | null = null;
   private downSince: number | null = null;
@@ -91,11 +92,23 @@ export class StatusPoller {
     this.timer = null;
   }
 
-  /** Poll now (after an action, so its effect shows at once); resolves when the view is updated. */
+  /**
+   * Poll now (after an action, so its effect shows at once); resolves when the view is updated.
+   * A poll already under way may have been answered before the action: one more follows it.
+   */
   refresh(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.inFlight ??= this.poll().finally(() => {
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    this.inFlight = (async () => {
+      do {
+        this.again = false;
+        await this.poll();
+      } while (this.again && !this.stopped);
+    })().finally(() => {
       this.inFlight = null;
       this.schedule();
     });

@@ -135,6 +135,16 @@ describe('status poller', () => {
     p.stop();
   });
 
+  it('polls once more when asked while a poll is under way (its answer may predate an action)', async () => {
+    const client = new FakeClient();
+    const { p } = poller(client);
+    p.start();
+    const refreshed = p.refresh();
+    await refreshed;
+    assert.equal(client.callsOf('status').length, 2, 'the poll under way, then one more');
+    p.stop();
+  });
+
   it('polls on its own interval until stopped', async () => {
     const client = new FakeClient();
     const { p } = poller(client, { intervalMs: 10 });
