@@ -18,6 +18,7 @@ const plugin = () => import('./commands/plugin.js');
 const sync = () => import('./commands/sync.js');
 
 export const COMMANDS: CommandEntry[] = [
+  { path: ['tui'], summary: 'the dashboard: status, pause/resume, live search, forget (also plain `service`)', load: async () => (await import('./commands/tui.js')).tuiCommand },
   { path: ['status'], summary: 'capture state, memory counts, backlog, model and health', load: async () => (await import('./commands/status.js')).statusCommand },
   { path: ['search'], summary: 'search memories from earlier sessions', load: async () => (await memory()).searchCommand },
   { path: ['remember'], summary: 'store something explicitly (works while capture is paused)', load: async () => (await memory()).rememberCommand },

@@ -5,7 +5,7 @@ import { httpError, parseBody } from '../api/index.js';
 import { CATEGORIES, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
 import { repoInfo } from './repo.js';
-import { daemonStatus } from './status.js';
+import { daemonStatus, type JobSources } from './status.js';
 import { addTelemetryEventsRoute, telemetryMiddleware } from './telemetry-routes.js';
 import type { Telemetry } from './telemetry.js';
 
@@ -38,7 +38,7 @@ function hookBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number; telemetry?: Telemetry | null }): Router {
+export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number; telemetry?: Telemetry | null; jobs?: JobSources }): Router {
   const r = Router();
   if (opts.telemetry) {
     r.use(telemetryMiddleware(opts.telemetry, opts.defaultScope));
@@ -91,7 +91,7 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
 
   r.get('/status', async (req, res) => {
     const q = req.query as Record<string, string | undefined>;
-    res.json(await daemonStatus(daemon, { version: opts.version, cwd: q.cwd, session_id: q.session_id }));
+    res.json(await daemonStatus(daemon, { version: opts.version, cwd: q.cwd, session_id: q.session_id, jobs: opts.jobs }));
   });
 
   /**

@@ -10,6 +10,7 @@ import { Router } from 'express';
 import { createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
 import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
+import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
 import { daemonRouter } from './routes.js';
 import { createTelemetry } from './telemetry.js';
@@ -52,6 +53,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
 
   const exportsJobs = new ExportJobs(paths.exportsDir);
   const idempotency = new IdempotencyStore();
+  const imports = new ImportProgress();
   const root = Router();
   root.get('/health', (_req, res) => {
     res.json({ ok: true, pid: process.pid, version: opts.version });
@@ -63,6 +65,8 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
     logger,
     before: [
       async (_req, res, next) => {
+        // Only an import calls these: its progress is tracked until its request closes.
+        let importRun: ImportHandle | null = null;
         const ctx: ApiContext = {
           engine: await daemon.ready(),
           principal: 'local',
@@ -74,12 +78,20 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
           idempotency,
           extractor,
           limits: { pageSizeMax: config.pageSizeMax },
+          importGuard: async (rows) => {
+            importRun = imports.begin(rows.length);
+            res.once('close', () => importRun?.done());
+          },
+          importRewrite: (row) => {
+            importRun?.advance();
+            return row;
+          },
         };
         res.locals.ctx = ctx;
         next();
       },
     ],
-    routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK, telemetry })],
+    routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK, telemetry, jobs: { exports: exportsJobs, imports } })],
   });
 
   removeSocket(paths.socket);

@@ -1,12 +1,36 @@
 /** What `service status` and the dashboard show: health, capture state, counts, backlog, model. */
+import type { ExportJob } from '../api/index.js';
 import { CATEGORIES, extractorInfo, scopeFilter, SCOPES, type MemoryFilter } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
+import type { ImportRun } from './import-progress.js';
 import { repoInfo } from './repo.js';
 
 export interface StatusContext {
   version: string;
   cwd?: string | undefined;
   session_id?: string | undefined;
+  /** Where running exports and imports are found (absent: status reports none). */
+  jobs?: JobSources | undefined;
+}
+
+export interface JobSources {
+  exports: { list(): ExportJob[] };
+  imports: { list(): ImportRun[] };
+}
+
+/** Long work in flight, for progress: exports with versions written of `total`, imports with lines processed of `total`. */
+export interface JobsStatus {
+  exports: { export_id: string; status: 'PENDING' | 'RUNNING'; count: number; total: number; started_at: string | null }[];
+  imports: ImportRun[];
+}
+
+/** Running exports and imports; an export's total is every stored version (it exports them all). */
+export function jobsStatus(sources: JobSources | undefined, versions: number): JobsStatus {
+  const exports: JobsStatus['exports'] = [];
+  for (const j of sources?.exports.list() ?? []) {
+    if (j.status === 'PENDING' || j.status === 'RUNNING') exports.push({ export_id: j.export_id, status: j.status, count: j.count, total: Math.max(versions, j.count), started_at: j.started_at });
+  }
+  return { exports, imports: sources?.imports.list() ?? [] };
 }
 
 export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<Record<string, unknown>> {
@@ -48,6 +72,7 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
     model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
     extractor: extractorInfo(daemon.extractor),
     sync: daemon.sync.status(),
+    jobs: jobsStatus(ctx.jobs, es.versions),
     recent: daemon.recent.slice(-20),
     last_error: daemon.lastError,
   };
