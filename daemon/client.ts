@@ -56,6 +56,17 @@ export interface MemoryResult {
   source: Record<string, unknown>;
 }
 
+/** One hit of `POST /v1/local/search`. */
+export interface LocalSearchHit {
+  memory_id: string;
+  content: string;
+  score: number;
+  category: string;
+  space: string;
+  repo: string | null;
+  updated_at: string;
+}
+
 export interface SearchRequest {
   query: string;
   scope?: 'repo' | 'dir' | 'user' | 'session';
@@ -152,7 +163,7 @@ export class DaemonClient {
   }
 
   /** Scope-aware search from a working directory (the daemon resolves repo and dir). */
-  localSearch(req: { query: string; scope?: string; cwd?: string; session_id?: string; top_k?: number }): Promise<{ results: MemoryResult[]; mode: string; scope: string; repo: string | null; dir: string | null; other_scopes: Record<string, number | null> }> {
+  localSearch(req: { query: string; scope?: string; cwd?: string; session_id?: string; top_k?: number }): Promise<{ results: LocalSearchHit[]; mode: string; scope: string; repo: string | null; dir: string | null; other_scopes: Record<string, number | null> }> {
     return this.request('POST', '/v1/local/search', req);
   }
 

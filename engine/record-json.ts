@@ -104,30 +104,15 @@ export interface ExportLine {
 }
 
 export function exportLine(row: VersionRow): ExportLine {
+  const { updated_at: _updated, ...shared } = memoryJson(row);
   return {
+    ...shared,
     kind: 'version',
     version_id: row.version_id,
-    memory_id: row.memory_id,
-    version: row.version,
     tx: row.tx,
-    content: row.content,
     content_hash: row.content_hash,
-    user_id: row.user_id,
-    agent_id: row.agent_id,
-    app_id: row.app_id,
-    run_id: row.run_id,
     owner_id: row.owner_id,
-    space: row.space,
-    repo: row.repo,
-    dir: row.dir,
-    category: row.category,
-    metadata: row.metadata,
-    source: { ...row.source },
-    valid_from: iso(row.valid_from)!,
-    valid_to: iso(row.valid_to),
     recorded_at: iso(row.recorded_at)!,
-    created_at: iso(row.created_at)!,
     deleted: row.deleted,
-    block: row.block,
   };
 }

@@ -89,7 +89,7 @@ export class SearchController {
     try {
       const r = await this.opts.client.localSearch({ query, cwd: this.opts.cwd, top_k: this.opts.topK ?? 20, ...(scope ? { scope } : {}) });
       if (seq !== this.seq || this.disposed) return;
-      const hits = r.results as SearchHit[];
+      const hits: SearchHit[] = r.results;
       this.update({ loading: false, hits, mode: r.mode, searchedScope: r.scope, error: null, hint: hits.length === 0 ? emptyHint(r.scope, r.repo, r.other_scopes) : null });
     } catch (err) {
       if (seq !== this.seq || this.disposed) return;

@@ -1,16 +1,9 @@
 /** Search results as the dashboard shows them: one row per hit, and a hint when there are none. */
+import type { LocalSearchHit } from '../daemon/client.js';
 import { formatAge, formatCount, scopeLabel } from './format.js';
 
 /** One hit of `POST /v1/local/search`. */
-export interface SearchHit {
-  memory_id: string;
-  content: string;
-  score?: number;
-  category: string;
-  space: string;
-  repo: string | null;
-  updated_at: string;
-}
+export type SearchHit = LocalSearchHit;
 
 export interface ResultRow {
   id: string;

@@ -1,7 +1,7 @@
 /** Daemon-backed memory commands: search, remember, forget, pause, resume, history, export, import. */
 import fs from 'node:fs';
 import readline from 'node:readline/promises';
-import type { DaemonClient, MemoryResult } from '../../daemon/client.js';
+import type { DaemonClient } from '../../daemon/client.js';
 import { CATEGORIES, SCOPES } from '../../engine/index.js';
 import { intFlag, parse } from '../args.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
@@ -63,7 +63,7 @@ export const searchCommand: Command = {
       if (others) ctx.out(`Other scopes hold ${others}. Try --scope <name>.`);
       return EXIT.OK;
     }
-    for (const m of r.results as (MemoryResult & { score: number })[]) {
+    for (const m of r.results) {
       ctx.out(`${m.score.toFixed(2)}  [${m.category}/${m.space}] ${oneLine(m.content)}  (${age(m.updated_at)}, ${m.memory_id})`);
     }
     return EXIT.OK;
