@@ -97,7 +97,7 @@ export function renderLocomo(r: LocomoResults): string {
     '',
     perCategory,
     '',
-    `### Search latency during the evaluation (in process, one search at a time, query embedding excluded: it took p50 ${ms(r.embedding.p50)} ms, p95 ${ms(r.embedding.p95)} ms per question)`,
+    `### Search latency during the evaluation (in process, one search at a time, exact vector search, query embedding excluded; embedding a question on its own took p50 ${ms(r.embedding.p50)} ms, p95 ${ms(r.embedding.p95)} ms)`,
     '',
     latency,
     '',
