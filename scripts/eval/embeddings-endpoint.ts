@@ -7,6 +7,10 @@
  *
  * Any other route, `POST /v1/chat/completions` included, is counted and answered 503: a peer
  * configured with an LLM it must never call proves it did not by `llmCalls` staying 0.
+ *
+ * `known` (optional) holds vectors the same model already made for some texts; while `useKnown`
+ * is on, those texts are answered from it instead of the model (only to load bulk data faster:
+ * it is off while anything is timed).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +32,8 @@ export interface EmbeddingsEndpoint {
   /** Base URL for an OpenAI client (`http://127.0.0.1:<port>/v1`). */
   baseURL: string;
   stats: EndpointStats;
+  /** Answer texts found in `known` from it (see above). */
+  useKnown: boolean;
   close(): Promise<void>;
 }
 
@@ -52,8 +58,9 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-export async function startEmbeddingsEndpoint(embedder: Embedder, opts: { model?: string } = {}): Promise<EmbeddingsEndpoint> {
+export async function startEmbeddingsEndpoint(embedder: Embedder, opts: { model?: string; known?: ReadonlyMap<string, Float32Array> } = {}): Promise<EmbeddingsEndpoint> {
   const stats: EndpointStats = { requests: 0, texts: 0, embedMs: 0, llmCalls: 0, otherCalls: 0 };
+  const endpoint: EmbeddingsEndpoint = { baseURL: '', stats, useKnown: false, close: async () => {} };
   let queue: Waiting[] = [];
   let running = false;
   const pump = async (): Promise<void> => {
@@ -79,11 +86,15 @@ export async function startEmbeddingsEndpoint(embedder: Embedder, opts: { model?
     }
     running = false;
   };
-  const embed = (texts: string[]): Promise<Float32Array[]> =>
-    new Promise((resolve, reject) => {
+  const embed = (texts: string[]): Promise<Float32Array[]> => {
+    const known = endpoint.useKnown ? opts.known : undefined;
+    const hits = known ? texts.map((t) => known.get(t)) : [];
+    if (known && hits.every((v) => v !== undefined)) return Promise.resolve(hits as Float32Array[]);
+    return new Promise((resolve, reject) => {
       queue.push({ texts, resolve, reject });
       void pump();
     });
+  };
 
   const server = http.createServer((req, res) => {
     void (async () => {
@@ -109,13 +120,13 @@ export async function startEmbeddingsEndpoint(embedder: Embedder, opts: { model?
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  Object.assign(endpoint, {
     baseURL: `http://127.0.0.1:${port}/v1`,
-    stats,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
+  });
+  return endpoint;
 }

@@ -1,9 +1,11 @@
 /**
  * LoCoMo through the engine's public API: every turn becomes a memory of its conversation's
  * user (valid from the session's date, the dialog id in metadata), and every question is a search
- * scoped to that user whose results map back to dialog ids.
+ * scoped to that user whose results map back to dialog ids. Turns go in one `engine.add` each
+ * (the path add throughput is measured on) or, faster, as one `engine.import` (the batch path
+ * behind POST /v1/imports): the same rows either way.
  */
-import type { MemoryEngine } from '../../engine/index.js';
+import { uuidv7, type MemoryEngine } from '../../engine/index.js';
 import { memoryContent, type LocomoConversation, type LocomoQuestion } from './locomo-data.js';
 
 /** Adds kept in flight at once (the engine commits concurrent adds in batches). */
@@ -39,6 +41,24 @@ export async function ingest(engine: MemoryEngine, conversations: readonly Locom
   }
   await engine.flushWrites();
   return { memories, ms: performance.now() - t0 };
+}
+
+/** Import every turn as version lines (batches of 500 rows, embedded per batch). */
+export async function importTurns(engine: MemoryEngine, conversations: readonly LocomoConversation[]): Promise<{ memories: number; ms: number }> {
+  const t0 = performance.now();
+  const now = new Date().toISOString();
+  const lines = conversations.flatMap((c) =>
+    c.turns.map((t) => {
+      const at = new Date(t.at).toISOString();
+      return JSON.stringify({
+        kind: 'version', version_id: uuidv7(), memory_id: uuidv7(), version: 1, tx: 1, content: memoryContent(t), user_id: userOf(c.id),
+        agent_id: null, app_id: null, run_id: null, owner_id: null, space: 'project', repo: null, dir: null, category: 'note',
+        metadata: { dia_id: t.id }, source: { kind: 'api' }, valid_from: at, valid_to: null, recorded_at: now, created_at: now, deleted: false, block: null,
+      });
+    }),
+  );
+  const r = await engine.import(lines);
+  return { memories: r.memories, ms: performance.now() - t0 };
 }
 
 export type Mode = 'text' | 'vector' | 'hybrid';

@@ -30,12 +30,14 @@ export interface LocomoResults {
   captions: number;
   set: EvalSet;
   model: { label: string; standIn: boolean; loadMs: number };
-  ingest: { memories: number; ms: number };
+  /** The first conversation through engine.add, the others through engine.import. */
+  ingest: { added: { memories: number; ms: number }; imported: { memories: number; ms: number } };
   modes: ModeResult[];
   /** Query embedding (uncached, once per question). */
   embedding: Summary;
 }
 
+const rate = (x: { memories: number; ms: number }): string => (x.memories / (x.ms / 1000)).toFixed(0);
 const pct = (x: number | undefined): string => (x === undefined || Number.isNaN(x) ? 'n/a' : (100 * x).toFixed(1));
 
 function retrieverName(mode: Mode, r: LocomoResults): string {
@@ -79,7 +81,7 @@ export function renderLocomo(r: LocomoResults): string {
     '',
     `- Command: \`${r.command}\` (${r.durationSec.toFixed(0)} s), ${r.date}`,
     `- Machine: ${r.machine}`,
-    `- Data: \`${r.dataFile}\` (LoCoMo, Maharana et al., ACL 2024, CC BY-NC 4.0, read at run time, not in this repository). ${r.conversations} conversations, ${r.turns.toLocaleString('en-US')} turns (${r.captions} with an image caption, appended to the text) → ${r.ingest.memories.toLocaleString('en-US')} memories added through \`engine.add\` in ${(r.ingest.ms / 1000).toFixed(1)} s (${(r.ingest.memories / (r.ingest.ms / 1000)).toFixed(0)}/s, embedding included), one \`user_id\` per conversation, \`valid_from\` = the session's date.`,
+    `- Data: \`${r.dataFile}\` (LoCoMo, Maharana et al., ACL 2024, CC BY-NC 4.0, read at run time, not in this repository). ${r.conversations} conversations, ${r.turns.toLocaleString('en-US')} turns (${r.captions} with an image caption, appended to the text) → one memory each, one \`user_id\` per conversation, \`valid_from\` = the session's date: the first conversation through \`engine.add\` (${r.ingest.added.memories} in ${(r.ingest.added.ms / 1000).toFixed(1)} s, ${rate(r.ingest.added)}/s), the others through \`engine.import\`, the batch path (${r.ingest.imported.memories.toLocaleString('en-US')} in ${(r.ingest.imported.ms / 1000).toFixed(1)} s, ${rate(r.ingest.imported)}/s), embedding included.`,
     `- Questions: ${s.asked.toLocaleString('en-US')} of categories 1–4; ${s.questions.length.toLocaleString('en-US')} scored. **Unanswerable: ${s.unanswerable}** (no evidence id names an existing turn; not scored). Evidence ids that cannot be retrieved: ${s.malformed} malformed (e.g. \`D8:6; D9:17\`, \`D:11:26\`), ${s.missing} naming no turn; ${s.partial} scored questions lost some of theirs. Category 5 (adversarial, ${s.skipped} questions) has no evidence answer and is not asked.`,
     `- Each question is one \`engine.search\` scoped to its conversation's user, \`top_k\` 25; recall@5 and @10 are prefixes of that ranking. Exact vector search (the approximate index's own recall is the engine benchmark's subject). Store: LanceDB in a temp dir, compacted and indexed after the adds.`,
     `- Model: ${r.model.label}, loaded in ${ms(r.model.loadMs)} ms.${r.model.standIn ? ' **Random weights**: its vectors act like a random projection of the bag of words, so the vector and hybrid rows measure a lexical stand-in, not semantic retrieval. Run with `SERVICE_MODEL_DIR=<a real model folder>` for real numbers.' : ''}`,
