@@ -10,7 +10,12 @@ import { summarize, type Summary } from './stats.js';
 
 export interface RecallProfile {
   embed: Summary;
+  /** engine.search with the query vector cached: store and ranking. */
   search: Summary;
+  /** The store's query alone: both channels (run concurrently), vector only, full text only. */
+  store: Summary;
+  storeVector: Summary;
+  storeText: Summary;
   assemble: Summary;
   /** Memories in the context block, mean. */
   items: number;
@@ -24,14 +29,28 @@ export async function profileRecall(opts: { home: string; modelDir: string; user
   await engine.open();
   const embed: number[] = [];
   const search: number[] = [];
+  const store: number[] = [];
+  const storeVector: number[] = [];
+  const storeText: number[] = [];
   const assemble: number[] = [];
   let items = 0;
   const session = 'profile-session';
   const filter = { any_of: [{ space: 'project' as const, repo: opts.repo.repo! }, { space: 'personal' as const, user_id: opts.userId }, { run_id: session }] };
   for (const prompt of opts.prompts) {
     const t0 = performance.now();
-    await embedder.embedQuery(prompt);
+    const vector = await embedder.embedQuery(prompt);
     embed.push(performance.now() - t0);
+    // What engine.search asks of the store for the daemon's top 12 (48 candidates per channel).
+    const req = { text: prompt, vector, model: embedder.model, filter, validAt: Date.now(), limit: 48 };
+    for (const [list, r] of [
+      [store, req],
+      [storeVector, { ...req, text: null }],
+      [storeText, { ...req, vector: null }],
+    ] as const) {
+      const s0 = performance.now();
+      await engine.store.search(r);
+      list.push(performance.now() - s0);
+    }
     // The engine caches the query vector: embed once through it, then time the search alone.
     await engine.search({ query: prompt, filter, top_k: 12, threshold: 0.25 });
     const t1 = performance.now();
@@ -45,5 +64,5 @@ export async function profileRecall(opts: { home: string; modelDir: string; user
   }
   await engine.close();
   await embedder.close();
-  return { embed: summarize(embed), search: summarize(search), assemble: summarize(assemble), items: items / Math.max(1, opts.prompts.length) };
+  return { embed: summarize(embed), search: summarize(search), store: summarize(store), storeVector: summarize(storeVector), storeText: summarize(storeText), assemble: summarize(assemble), items: items / Math.max(1, opts.prompts.length) };
 }

@@ -19,7 +19,7 @@ export interface SizeRun {
   recallRequest: Summary;
   /** POST /v1/capture of the same prompt (the journal append a recall also waits for). */
   captureRequest: Summary;
-  /** A request the daemon answers without work (socket + HTTP parsing). */
+  /** A recall the daemon answers without work (socket, HTTP, JSON, routing). */
   emptyRequest: Summary;
   profile: RecallProfile;
   rss: { started: number; afterRuns: number };
@@ -35,7 +35,8 @@ export interface DaemonResults {
   runs: number;
   idleRss: number;
   sizes: SizeRun[];
-  flush: { sessions: number; events: number; memories: number; sec: number; atSize: number } | null;
+  /** Flushes measured (on the smallest and the largest store). */
+  flush: { sessions: number; events: number; memories: number; sec: number; atSize: number }[];
   rssParts: RssReport | null;
 }
 
@@ -55,7 +56,7 @@ export function renderDaemon(r: DaemonResults): string {
     r.sizes.map((s) => [n(s.size), p3(s.recallHook).join(' / '), `${s.withContext}/${r.runs}`, p3(s.captureHook).join(' / '), p3(s.floor).join(' / ')]),
   );
   const breakdown = table(
-    ['memories', '`node -e 0`', 'hook, daemon unreachable', 'recall hook', 'recall request (no hook process)', 'empty request', 'capture request (journal fsync)', 'query embedding', 'hybrid search', 'assembly'],
+    ['memories', '`node -e 0`', 'hook, daemon unreachable', 'recall hook', 'recall request (no hook process)', 'empty request', 'capture request (journal fsync)', 'query embedding', 'hybrid search', 'of which store: both / vector / text', 'assembly'],
     r.sizes.map((s) => [
       n(s.size),
       ms(s.floor.p50),
@@ -66,6 +67,7 @@ export function renderDaemon(r: DaemonResults): string {
       ms(s.captureRequest.p50),
       ms(s.profile.embed.p50),
       ms(s.profile.search.p50),
+      `${ms(s.profile.store.p50)} / ${ms(s.profile.storeVector.p50)} / ${ms(s.profile.storeText.p50)}`,
       ms(s.profile.assemble.p50),
     ]),
   );
@@ -116,15 +118,20 @@ export function renderDaemon(r: DaemonResults): string {
     '',
     '### Where the recall hook spends its time (p50, ms)',
     '',
-    'Measured in the same run: `node -e 0`; the hook with no daemon to reach (Node start + loading the hook script + reading stdin + a failed connect); the recall hook; the same recall request, and a capture request, sent from this process over the socket (no hook process); a request the daemon answers without work. Measured in this process on the same data dir with the daemon stopped (same engine, model, filter and options): embedding the prompt, the hybrid search, assembling the block. The daemon answers a recall once both its capture (journal append with fsync) and its search are done; they run concurrently.',
+    'Measured in the same run: `node -e 0`; the hook with no daemon to reach (Node start + loading the hook script + reading stdin + a failed connect); the recall hook; the same recall request, and a capture request, sent from this process over the socket (no hook process); a recall from inside the data dir, which the daemon answers without capturing or searching (socket, HTTP and routing cost). Measured in this process on the same data dir with the daemon stopped (same engine, model, filter and options): embedding the prompt, the hybrid search, assembling the block. The daemon answers a recall once both its capture (journal append with fsync) and its search are done; they run concurrently.',
     '',
     breakdown,
     '',
     '### Flush throughput',
     '',
-    f
-      ? `${f.sessions} sessions of captured events (${f.events} events: prompts stating decisions, tool runs, agent conclusions) flushed at ${n(f.atSize)} memories: ${f.sec.toFixed(1)} s, **${(f.events / f.sec).toFixed(1)} events/s**, ${f.memories} memories stored (**${(f.memories / f.sec).toFixed(1)} memories/s**), extraction, consolidation against existing memories and embedding with \`${r.model}\` included.`
-      : 'not measured',
+    f.length === 0
+      ? 'not measured'
+      : table(
+          ['memories in the store', 'sessions', 'events flushed', 'memories stored', 'time', 'events/s', 'memories/s'],
+          f.map((x) => [n(x.atSize), x.sessions, x.events, x.memories, `${x.sec.toFixed(1)} s`, (x.events / x.sec).toFixed(1), (x.memories / x.sec).toFixed(1)]),
+        ),
+    '',
+    `Each session: 3 prompts stating decisions, 6 tool runs, 3 agent conclusions, captured through \`/v1/capture\`, then one \`/v1/flush\` for all: extraction, consolidation against existing memories (a search per candidate) and embedding with \`${r.model}\` included.`,
     '',
     '### Memory',
     '',
