@@ -36,7 +36,10 @@ export interface EngineOptions {
   background?: boolean;
   /** Interval of background upkeep. @default 15000 */
   maintenanceIntervalMs?: number;
-  /** Weight of the vector channel in hybrid scores. @default 0.5 */
+  /**
+   * Largest weight of the vector channel in hybrid scores; it shrinks as full text matches more of
+   * the query's words (engine/search/fuse.ts). @default 0.5
+   */
   vectorWeight?: number;
 }
 
@@ -712,7 +715,7 @@ export class MemoryEngine {
       for (const vs of byMemory.values()) for (const r of rowsAsOf(vs, { valid_at: t.valid_at, known_at: t.known_at })) visible.add(r.version_id);
       candidates = hits.filter((h) => visible.has(h.row.version_id));
     }
-    const ranked: Ranked[] = fuse(candidates, { vectorActive, textActive, vectorWeight: this.opts.vectorWeight });
+    const ranked: Ranked[] = fuse(candidates, { vectorActive, textActive, vectorWeight: this.opts.vectorWeight, query: input.query });
     const results = collapseDuplicates(ranked)
       .filter((r) => r.score >= threshold && r.score > 0)
       .slice(0, topK)

@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { LanceStore, MemoryEngine, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
 import { TenancyStore } from '../../server/index.js';
+import { writeBenchSection } from './markdown.js';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const { values } = parseArgs({
@@ -158,7 +159,6 @@ async function main(): Promise<void> {
     ].join('\n');
     const cpu = os.cpus();
     const section = [
-      '<!-- bench:server:start -->',
       '## Server: /v1 over HTTP (`npm run bench:server`)',
       '',
       `${N.toLocaleString('en-US')} memories in one project (seeded through the engine's batch path in ${(s.seedMs / 1000).toFixed(1)} s, index build ${(s.indexMs / 1000).toFixed(1)} s), model \`${path.basename(MODEL_DIR)}\` (random weights, the shape and compute of all-MiniLM-L6-v2, fp32), server as a child process, load from autocannon (${CONNECTIONS} connections; fixed-rate runs ${RATE_CONNECTIONS}), ${DURATION} s per run, every request a distinct text (the query cache rarely helps). Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load generator and server on the same machine.`,
@@ -168,10 +168,9 @@ async function main(): Promise<void> {
       `Target: search p99 ≤ 50 ms at ${RATE} requests/s → **${pass ? 'met' : 'missed'}** (served ${fixed.rps.toFixed(0)} requests/s of the ${RATE} offered, p99 ${fixed.p99} ms).`,
       '',
       'Reproduce: `npm run build && npm run bench:server` (options: `-- --memories 10000 --duration 15 --rate 200`).',
-      '<!-- bench:server:end -->',
     ].join('\n');
     console.log(`\n${section}\n`);
-    if (!values['no-write']) writeSection(path.join(repo, 'BENCHMARKS.md'), section);
+    if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'server', section);
   } finally {
     if (child) {
       const exited = new Promise((r) => child!.once('exit', r));
@@ -182,14 +181,5 @@ async function main(): Promise<void> {
   }
 }
 
-/** Replace the bench:server section of BENCHMARKS.md (create the file or append the section when missing). */
-function writeSection(file: string, section: string): void {
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const a = current.indexOf('<!-- bench:server:start -->');
-  const b = current.indexOf('<!-- bench:server:end -->');
-  const next = a >= 0 && b > a ? current.slice(0, a) + section + current.slice(b + '<!-- bench:server:end -->'.length) : `${current.trimEnd()}\n\n${section}\n`;
-  fs.writeFileSync(file, next);
-  console.log(`updated ${file}`);
-}
 
 await main();

@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { contentHash, exportLine, LanceStore, MemoryEngine, resolveModelSpec, TransformersEmbedder, uuidv7, type Embedder } from '../../engine/index.js';
 import { HttpTransport, SyncService, type RoundReport } from '../../sync/index.js';
 import { startFaultProxy, type FaultProxy } from '../../test/helpers/fault-proxy.js';
+import { writeBenchSection } from './markdown.js';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const { values } = parseArgs({
@@ -31,11 +32,12 @@ const { values } = parseArgs({
     edits: { type: 'string', default: '1000' },
     batch: { type: 'string', default: '200' },
     model: { type: 'string' },
+    quick: { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
   },
 });
-const N = Number(values.memories);
-const EDITS = Math.min(Number(values.edits), N);
+const N = values.quick ? 1000 : Number(values.memories);
+const EDITS = Math.min(values.quick ? 100 : Number(values.edits), N);
 const BATCH = Number(values.batch);
 const MODEL_DIR = values.model ? path.resolve(values.model) : null;
 
@@ -218,7 +220,6 @@ async function main(): Promise<void> {
     ].join('\n');
     const cpu = os.cpus();
     const section = [
-      '<!-- bench:sync:start -->',
       '## Sync: push, pull, bootstrap (`npm run bench:sync`)',
       '',
       `Two machines (engine on LanceDB in a temp dir, the real sync loop and undici transport) and \`service serve\` as a child process on loopback, with a counting TCP proxy between them: bytes are TCP payload in both directions, HTTP headers included. Push batches of ${BATCH} versions; pull pages of 1,000 events. ${MODEL_DIR ? `Model \`${path.basename(MODEL_DIR)}\` on both machines and the server.` : 'No embedding model anywhere (null embedder on the machines; the server runs with `SERVICE_OFFLINE=true` and no model, storing versions without vectors), so the numbers are sync’s and the store’s, not the model’s.'} Each memory is one version whose export line is ${Math.round(lines.reduce((n, l) => n + Buffer.byteLength(l), 0) / lines.length)} bytes of JSON (content ~130 characters plus ids, times, source, metadata). Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}.`,
@@ -228,10 +229,9 @@ async function main(): Promise<void> {
       'Time is the push or pull phase of a round as the sync loop reports it (the bootstrap row: the whole first round of a new machine, key check included). The feed does not know which machine wrote a version, so a pushing machine reads its own versions back once (second row): that costs it the download, not a second push.',
       '',
       `Reproduce: \`npm run bench:sync\` (options: \`-- --memories ${N} --edits ${EDITS} --batch ${BATCH} [--model ../shared/models/random-bert-tiny]\`).`,
-      '<!-- bench:sync:end -->',
     ].join('\n');
     console.log(`\n${section}\n`);
-    if (!values['no-write']) writeSection(path.join(repo, 'BENCHMARKS.md'), section);
+    if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'sync', section);
   } finally {
     if (child) {
       const exited = new Promise((r) => child!.once('exit', r));
@@ -243,14 +243,5 @@ async function main(): Promise<void> {
   }
 }
 
-/** Replace the bench:sync section of BENCHMARKS.md (append it when missing), keeping the others. */
-function writeSection(file: string, section: string): void {
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const a = current.indexOf('<!-- bench:sync:start -->');
-  const b = current.indexOf('<!-- bench:sync:end -->');
-  const next = a >= 0 && b > a ? current.slice(0, a) + section + current.slice(b + '<!-- bench:sync:end -->'.length) : `${current.trimEnd()}\n\n${section}\n`;
-  fs.writeFileSync(file, next);
-  console.log(`updated ${file}`);
-}
 
 await main();

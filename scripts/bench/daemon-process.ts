@@ -1,0 +1,95 @@
+/**
+ * The daemon under test as a child process (`service daemon run`, as the hooks would start it),
+ * with its own SERVICE_HOME, and the hook scripts run the way Claude Code runs them: a new Node
+ * process per event, the event JSON on stdin, timed from spawn to exit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DaemonClient } from '../../daemon/client.js';
+import { resolvePaths } from '../../engine/index.js';
+
+export interface BenchDaemon {
+  pid: number;
+  env: NodeJS.ProcessEnv;
+  client: DaemonClient;
+  /** Resident set size of the daemon process now, bytes (Linux /proc). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+export function daemonEnv(repoRoot: string, home: string, modelDir: string, userId: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SERVICE_HOME: home,
+    SERVICE_MODEL_DIR: modelDir,
+    SERVICE_OFFLINE: 'true',
+    SERVICE_USER_ID: userId,
+    SERVICE_TELEMETRY: 'false',
+    SERVICE_LOG_LEVEL: 'warn',
+    // No idle flush in the middle of a timed run.
+    SERVICE_IDLE_FLUSH_MS: '3600000',
+    SERVICE_CLI: path.join(repoRoot, 'dist', 'cli', 'main.js'),
+  };
+}
+
+/** Start the daemon, wait until its engine is open and the model answers a recall. */
+export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm: Record<string, unknown>): Promise<BenchDaemon> {
+  const home = env.SERVICE_HOME!;
+  fs.mkdirSync(home, { recursive: true });
+  const proc: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'dist', 'cli', 'main.js'), 'daemon', 'run'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  process.once('exit', () => proc.kill('SIGKILL'));
+  const client = new DaemonClient({ socketPath: resolvePaths(home).socket, timeoutMs: 600_000 });
+  const deadline = Date.now() + 120_000;
+  while (!(await client.ping(500))) {
+    if (proc.exitCode !== null) throw new Error(`daemon exited early (${proc.exitCode}): ${err.slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`daemon did not answer within 120 s: ${err.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // The first recall waits for the engine to open and the model to load; then one more warms the path.
+  await client.recall(warm);
+  await client.recall({ ...warm, prompt: `${String(warm.prompt)} again` });
+  return {
+    pid: proc.pid!,
+    env,
+    client,
+    rss: () => rssOf(proc.pid!),
+    stop: async () => {
+      if (proc.exitCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+export interface Timed {
+  ms: number;
+  code: number | null;
+  stdout: string;
+}
+
+/** Run a command with `input` on stdin; wall time from spawn until it exited and its output closed. */
+export function timeProcess(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; input: string }): Promise<Timed> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, stdout }));
+    child.stdin.end(opts.input);
+  });
+}
+
+/** The hook bundle Claude Code would run for an event. */
+export function hookScript(repoRoot: string, event: 'UserPromptSubmit' | 'PostToolUse'): string {
+  return path.join(repoRoot, 'dist', 'hooks-bundle', event === 'UserPromptSubmit' ? 'user-prompt-submit.cjs' : 'post-tool-use.cjs');
+}
