@@ -21,7 +21,7 @@ export type { MemoryJson, VersionJson, ExportLine } from './record-json.js';
 export { parseImportLine } from './import-line.js';
 export { InMemoryStore } from './store/memory-store.js';
 export { LanceStore } from './store/lance-store.js';
-export type { LanceStoreOptions } from './store/lance-store.js';
+export type { LanceStoreOptions, LanceDiagnostics } from './store/lance-store.js';
 export type { MemoryStore, StoreSearch, StoreHit, StoreStats, MaintenanceReport, VectorUpdate } from './store/types.js';
 export { matchesFilter } from './store/filter.js';
 export { FakeEmbedder } from './embed/fake.js';

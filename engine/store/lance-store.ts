@@ -22,6 +22,17 @@ import { filterClauses, sqlNumber, sqlString, validAtClause, whereOf } from './l
 import { fromRecord, lanceSchema, ROW_COLUMNS, toRecord, type LanceRecord } from './lance-rows.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 
+/** Physical state of the two tables (benchmarks and status pages). */
+export interface LanceDiagnostics {
+  table: 'versions' | 'current';
+  rows: number;
+  fragments: number;
+  /** Rows each index (by column) does not cover yet (searched flat until the next maintenance). */
+  unindexed: Record<string, number>;
+  /** Index type by column (LanceDB's names: BTree, Bitmap, FTS, IvfPq…). */
+  indexTypes: Record<string, string>;
+}
+
 export interface LanceStoreOptions {
   /** Directory of the LanceDB database. */
   dir: string;
@@ -416,6 +427,30 @@ export class LanceStore implements MemoryStore {
       this.mixedVectors = unembedded > 0;
     }
     return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.hasVectorIndex, unindexed: this.rowsSinceIndex };
+  }
+
+  /** Rows, fragments and unindexed rows per index of both tables. */
+  async diagnostics(): Promise<LanceDiagnostics[]> {
+    const { versions, current } = this.tables();
+    const out: LanceDiagnostics[] = [];
+    for (const [table, tbl] of [['versions', versions], ['current', current]] as const) {
+      const stats = await tbl.stats();
+      const unindexed: Record<string, number> = {};
+      const indexTypes: Record<string, string> = {};
+      for (const idx of await tbl.listIndices()) {
+        const column = idx.columns.join(',');
+        indexTypes[column] = idx.indexType;
+        const s = await tbl.indexStats(idx.name);
+        if (s) unindexed[column] = s.numUnindexedRows;
+      }
+      out.push({ table, rows: stats.numRows, fragments: stats.fragmentStats.numFragments, unindexed, indexTypes });
+    }
+    return out;
+  }
+
+  /** Resolves once no maintenance is running (it does not start any). */
+  async maintenanceIdle(): Promise<void> {
+    while (this.maintaining) await this.maintaining.catch(() => {});
   }
 
   maintain(opts: { force?: boolean } = {}): Promise<MaintenanceReport> {
