@@ -155,6 +155,7 @@ export class MemoryEngine {
     this.maxMetaBytes = opts.maxMetadataBytes ?? 16_384;
     this.writes = new WriteQueue({
       versionsOf: (ids) => this.store.versionsOf(ids),
+      maxVersions: (ids) => this.store.maxVersions(ids),
       embed: (rows) => this.embedRows(rows),
       append: async (rows) => {
         const stored = await this.store.append(rows);

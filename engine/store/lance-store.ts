@@ -18,6 +18,7 @@ import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { words } from '../text/tokenize.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
+import { Catalog } from './lance-catalog.js';
 import { filterClauses, sqlNumber, sqlString, validAtClause, whereOf } from './lance-filter.js';
 import { fromRecord, lanceSchema, ROW_COLUMNS, toRecord, type LanceRecord } from './lance-rows.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
@@ -49,12 +50,6 @@ export interface LanceStoreOptions {
   refineFactor?: number;
 }
 
-interface CatalogEntry {
-  maxVersion: number;
-  lastTx: number;
-  deleted: boolean;
-}
-
 const MARKER = 'current.json';
 const IN_CHUNK = 500;
 
@@ -63,7 +58,7 @@ export class LanceStore implements MemoryStore {
   private db: lancedb.Connection | null = null;
   private versionsTbl: lancedb.Table | null = null;
   private currentTbl: lancedb.Table | null = null;
-  private readonly catalog = new Map<string, CatalogEntry>();
+  private readonly catalog = new Catalog();
   private seq = 0;
   private writeChain: Promise<unknown> = Promise.resolve();
   private maintaining: Promise<MaintenanceReport> | null = null;
@@ -128,22 +123,21 @@ export class LanceStore implements MemoryStore {
     return tbl;
   }
 
+  /** Rebuild the catalog and the last seq from the version log, reading columns, not row objects. */
   private async loadCatalog(): Promise<void> {
-    this.catalog.clear();
+    const t = await this.versionsTbl!.query().select(['memory_id', 'version', 'tx', 'seq', 'deleted']).toArrow();
+    // Every column exists: the schema is fixed (lanceSchema).
+    const col = (name: string): { get(i: number): unknown } => t.getChild(name)!;
+    const [memoryId, version, tx, seq, deleted] = [col('memory_id'), col('version'), col('tx'), col('seq'), col('deleted')];
     this.seq = 0;
-    const rows = await this.versionsTbl!.query().select(['memory_id', 'version', 'tx', 'seq', 'deleted']).toArray();
-    const records = rows as LanceRecord[];
-    for (const r of records) {
-      const id = String(r.memory_id);
-      const version = Number(r.version);
-      this.seq = Math.max(this.seq, Number(r.seq));
-      const e = this.catalog.get(id);
-      if (!e || version > e.maxVersion) this.catalog.set(id, { maxVersion: version, lastTx: Number(r.tx), deleted: false });
-    }
-    for (const r of records) {
-      const e = this.catalog.get(String(r.memory_id))!;
-      if (Number(r.tx) === e.lastTx && r.deleted) e.deleted = true;
-    }
+    for (let i = 0; i < t.numRows; i++) this.seq = Math.max(this.seq, Number(seq.get(i)));
+    this.catalog.load({
+      length: t.numRows,
+      memoryId: (i) => String(memoryId.get(i)),
+      version: (i) => Number(version.get(i)),
+      tx: (i) => Number(tx.get(i)),
+      deleted: (i) => Boolean(deleted.get(i)),
+    });
   }
 
   private readMarker(): number {
@@ -224,14 +218,12 @@ export class LanceStore implements MemoryStore {
         }
         if (known && !known.deleted) replace.push(id);
         fresh.push(...currentRows(batch));
-        const last = batch.reduce((a, b) => (b.version > a.version ? b : a));
-        this.catalog.set(id, { maxVersion: last.version, lastTx: last.tx, deleted: batch.some((r) => r.tx === last.tx && r.deleted) });
+        this.catalog.update(id, batch);
       }
       if (reread.length > 0) {
         const all = await this.versionsOf(reread);
         for (const vs of groupBy(all)) {
-          const last = vs[vs.length - 1]!;
-          this.catalog.set(last.memory_id, { maxVersion: last.version, lastTx: last.tx, deleted: vs.some((r) => r.tx === last.tx && r.deleted) });
+          this.catalog.update(vs[0]!.memory_id, vs);
           fresh.push(...currentRows(vs));
         }
         replace.push(...reread);
@@ -249,6 +241,16 @@ export class LanceStore implements MemoryStore {
       this.writeMarker();
       return stored;
     });
+  }
+
+  async maxVersions(memoryIds: readonly string[]): Promise<Map<string, number>> {
+    this.tables();
+    const out = new Map<string, number>();
+    for (const id of memoryIds) {
+      const e = this.catalog.get(id);
+      if (e) out.set(id, e.maxVersion);
+    }
+    return out;
   }
 
   private async readRows(tbl: lancedb.Table, where: string | undefined, withVector = false, limit?: number): Promise<VersionRow[]> {

@@ -193,6 +193,18 @@ export function storeAcceptance(name: string, make: () => Promise<MemoryStore>):
       assert.equal(hits.length, 0);
     });
 
+    it('reports the highest stored version of known memories only', async () => {
+      const a = row({ content: 'max version probe one' });
+      await store.append([a]);
+      await store.append([{ ...a, version_id: a.version_id.replace(/.{4}$/, 'beef'), version: 2, tx: 2, content: 'max version probe two', recorded_at: a.recorded_at + 1 }]);
+      const unknown = row().memory_id;
+      const got = await store.maxVersions([a.memory_id, unknown]);
+      assert.equal(got.get(a.memory_id), 2);
+      assert.equal(got.has(unknown), false);
+      await store.purge([a.memory_id]);
+      assert.equal((await store.maxVersions([a.memory_id])).has(a.memory_id), false);
+    });
+
     it('survives maintenance with results unchanged', async () => {
       const r = row({ content: 'maintenance survivor pangolin', vector: await vec('maintenance survivor pangolin'), embed_model: embedder.model });
       await store.append([r]);
