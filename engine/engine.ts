@@ -645,10 +645,12 @@ export class MemoryEngine {
       candidates = hits.filter((h) => visible.has(h.row.version_id));
     }
     const ranked: Ranked[] = fuse(candidates, { vectorActive, textActive, vectorWeight: this.opts.vectorWeight });
-    const results = collapseDuplicates(ranked)
-      .filter((r) => r.score >= threshold && r.score > 0)
-      .slice(0, topK)
-      .map((r) => ({ row: r.row, score: r.score }));
+    // Filtering before collapsing keeps the same results: ranked is sorted, so whatever a
+    // below-threshold entry could hide also scores below the threshold.
+    const results = collapseDuplicates(
+      ranked.filter((r) => r.score >= threshold && r.score > 0),
+      topK,
+    ).map((r) => ({ row: r.row, score: r.score }));
     return {
       results,
       mode: vectorActive && textActive ? 'hybrid' : vectorActive ? 'vector' : 'text',

@@ -3,7 +3,7 @@
  * near duplicates collapsed.
  */
 import type { StoreHit } from '../store/types.js';
-import { termJaccard } from '../text/tokenize.js';
+import { jaccard, termSet } from '../text/tokenize.js';
 import type { VersionRow } from '../types.js';
 
 export interface Ranked {
@@ -49,16 +49,22 @@ export const NEAR_DUPLICATE_JACCARD = 0.9;
 
 /**
  * Keep the best-scored of each group of duplicates: same memory, same normalized content (hash),
- * or near-identical wording. Input must be sorted by score, best first.
+ * or near-identical wording. Input must be sorted by score, best first. With `limit`, stop once that
+ * many are kept (the result is the same prefix: whether an entry is kept depends only on the kept
+ * entries before it).
  */
-export function collapseDuplicates(ranked: readonly Ranked[]): Ranked[] {
+export function collapseDuplicates(ranked: readonly Ranked[], limit = Number.POSITIVE_INFINITY): Ranked[] {
   const kept: Ranked[] = [];
+  const keptTerms: Set<string>[] = [];
   const seenMemory = new Set<string>();
   const seenHash = new Set<string>();
   for (const r of ranked) {
+    if (kept.length >= limit) break;
     if (seenMemory.has(r.row.memory_id) || seenHash.has(r.row.content_hash)) continue;
-    if (kept.some((k) => termJaccard(k.row.content, r.row.content) >= NEAR_DUPLICATE_JACCARD)) continue;
+    const t = termSet(r.row.content);
+    if (keptTerms.some((k) => jaccard(k, t) >= NEAR_DUPLICATE_JACCARD)) continue;
     kept.push(r);
+    keptTerms.push(t);
     seenMemory.add(r.row.memory_id);
     seenHash.add(r.row.content_hash);
   }

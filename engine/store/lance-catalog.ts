@@ -1,7 +1,13 @@
 /**
- * What LanceStore keeps in memory about each memory, so that the write path needs no table scan:
- * the highest version, the size of the last transaction, and whether it is a tombstone. One number
- * per memory (about 100 bytes with its key), so 100k memories cost ~10 MB.
+ * What LanceStore keeps in memory about each memory, so that the write path and common reads need
+ * no table scan: the highest version, the size of the last transaction, and whether it is a
+ * tombstone. One number per memory (about 100 bytes with its key), so 100k memories cost ~10 MB.
+ *
+ * Besides per-memory facts it keeps two summaries of the current view that let a read leave out
+ * the valid-time clause when it cannot exclude anything (that clause is a full-column filter):
+ * - memories whose current rows include a closed valid interval (`valid_to` set);
+ * - an upper bound of every current row's `valid_from` (only raised between rebuilds, so it stays
+ *   an upper bound when rows leave the view).
  */
 
 export interface CatalogEntry {
@@ -10,6 +16,8 @@ export interface CatalogEntry {
   rows: number;
   /** The last transaction is a tombstone (no current rows). */
   deleted: boolean;
+  /** Some current row has a `valid_to`. */
+  bounded: boolean;
 }
 
 /** The fields of a version row the catalog reads. */
@@ -18,6 +26,8 @@ export interface CatalogRow {
   version: number;
   tx: number;
   deleted: boolean;
+  valid_from: number;
+  valid_to: number | null;
 }
 
 /** Column access to version rows (an Arrow table's children), so loading creates no row objects. */
@@ -27,22 +37,29 @@ export interface CatalogColumns {
   version(i: number): number;
   tx(i: number): number;
   deleted(i: number): boolean;
+  validFrom(i: number): number;
+  hasValidTo(i: number): boolean;
 }
 
 const ROWS_CAP = 0xffff;
 
 function pack(e: CatalogEntry): number {
-  return (e.maxVersion * 0x10000 + Math.min(e.rows, ROWS_CAP)) * 2 + (e.deleted ? 1 : 0);
+  return ((e.maxVersion * 0x10000 + Math.min(e.rows, ROWS_CAP)) * 2 + (e.deleted ? 1 : 0)) * 2 + (e.bounded ? 1 : 0);
 }
 
 function unpack(x: number): CatalogEntry {
+  const bounded = x % 2 === 1;
+  x = Math.floor(x / 2);
   const deleted = x % 2 === 1;
   x = Math.floor(x / 2);
-  return { maxVersion: Math.floor(x / 0x10000), rows: x % 0x10000, deleted };
+  return { maxVersion: Math.floor(x / 0x10000), rows: x % 0x10000, deleted, bounded };
 }
 
 export class Catalog {
   private readonly entries = new Map<string, number>();
+  private readonly boundedIds = new Set<string>();
+  private readonly multiRowIds = new Set<string>();
+  private maxFrom = Number.NEGATIVE_INFINITY;
 
   get size(): number {
     return this.entries.size;
@@ -63,19 +80,30 @@ export class Catalog {
       if (r.tx > lastTx) lastTx = r.tx;
     }
     const last = rows.filter((r) => r.tx === lastTx);
-    this.set(memoryId, { maxVersion, rows: last.length, deleted: last.some((r) => r.deleted) });
+    const deleted = last.some((r) => r.deleted);
+    if (!deleted) for (const r of last) if (r.valid_from > this.maxFrom) this.maxFrom = r.valid_from;
+    this.set(memoryId, { maxVersion, rows: last.length, deleted, bounded: !deleted && last.some((r) => r.valid_to !== null) });
   }
 
   private set(memoryId: string, e: CatalogEntry): void {
     this.entries.set(memoryId, pack(e));
+    if (e.bounded) this.boundedIds.add(memoryId);
+    else this.boundedIds.delete(memoryId);
+    if (!e.deleted && e.rows > 1) this.multiRowIds.add(memoryId);
+    else this.multiRowIds.delete(memoryId);
   }
 
   delete(memoryId: string): void {
     this.entries.delete(memoryId);
+    this.boundedIds.delete(memoryId);
+    this.multiRowIds.delete(memoryId);
   }
 
   clear(): void {
     this.entries.clear();
+    this.boundedIds.clear();
+    this.multiRowIds.clear();
+    this.maxFrom = Number.NEGATIVE_INFINITY;
   }
 
   /** Rebuild from every version row, in any order. */
@@ -104,12 +132,33 @@ export class Catalog {
     const m = ids.length;
     const rows = new Uint32Array(m);
     const deleted = new Uint8Array(m);
+    const bounded = new Uint8Array(m);
+    const validFrom = new Float64Array(m).fill(Number.NEGATIVE_INFINITY);
     for (let i = 0; i < n; i++) {
       const o = rowOrd[i]!;
       if (cols.tx(i) !== lastTx[o]) continue;
       rows[o]!++;
       if (cols.deleted(i)) deleted[o] = 1;
+      if (cols.hasValidTo(i)) bounded[o] = 1;
+      validFrom[o] = Math.max(validFrom[o]!, cols.validFrom(i));
     }
-    for (let o = 0; o < m; o++) this.set(ids[o]!, { maxVersion: maxVersion[o]!, rows: rows[o]!, deleted: deleted[o] === 1 });
+    for (let o = 0; o < m; o++) {
+      const del = deleted[o] === 1;
+      if (!del && validFrom[o]! > this.maxFrom) this.maxFrom = validFrom[o]!;
+      this.set(ids[o]!, { maxVersion: maxVersion[o]!, rows: rows[o]!, deleted: del, bounded: !del && bounded[o] === 1 });
+    }
+  }
+
+  /**
+   * Whether a read of the current view at `validAt` must filter on valid time: `from` when some
+   * current row may start after it, `to` when some current row has a closed interval.
+   */
+  validityNeeds(validAt: number): { from: boolean; to: boolean } {
+    return { from: validAt < this.maxFrom, to: this.boundedIds.size > 0 };
+  }
+
+  /** Memories with more than one current row (a change in the world keeps the earlier fact). */
+  multiRow(): string[] {
+    return [...this.multiRowIds];
   }
 }

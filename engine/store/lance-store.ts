@@ -9,6 +9,9 @@
  * background once the current view is large. Unindexed rows are still searched (flat), so a
  * memory is findable as soon as its append returns; `maintain()` compacts fragments and folds new
  * rows into the indexes so that many single appends do not degrade search.
+ *
+ * An in-memory catalog (lance-catalog.ts) answers the write path's "which version is next" and
+ * lets reads of the current view skip clauses that cannot exclude anything.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,11 +19,12 @@ import * as lancedb from '@lancedb/lancedb';
 import { currentRows, type PlannedRow } from '../bitemporal.js';
 import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
-import { words } from '../text/tokenize.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { Catalog } from './lance-catalog.js';
-import { filterClauses, sqlNumber, sqlString, validAtClause, whereOf } from './lance-filter.js';
+import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whereOf } from './lance-filter.js';
+import { ensureIndexes, FTS_OPTIONS } from './lance-indexes.js';
 import { fromRecord, lanceSchema, ROW_COLUMNS, toRecord, type LanceRecord } from './lance-rows.js';
+import { searchChannels } from './lance-search.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 
 /** Physical state of the two tables (benchmarks and status pages). */
@@ -67,6 +71,8 @@ export class LanceStore implements MemoryStore {
   private vectorIndexRows = 0;
   private hasVectorIndex = false;
   private activeModel: string | null = null;
+  /** Memories whose current rows an append in progress is replacing (count() corrects for them too). */
+  private inflight: string[] = [];
   /** Whether any current row may lack a vector of the active model (skip the model filter when not). */
   private mixedVectors = true;
   private readonly log: Logger;
@@ -102,6 +108,10 @@ export class LanceStore implements MemoryStore {
       this.currentTbl = await this.createTable('current');
       rebuild = true;
     }
+    for (const tbl of [this.versionsTbl, this.currentTbl]) {
+      const added = await ensureIndexes(tbl);
+      if (added.length > 0) this.log.info('added indexes', { table: tbl.name, columns: added });
+    }
     await this.loadCatalog();
     const scanned = this.seq;
     const marker = this.readMarker();
@@ -115,20 +125,16 @@ export class LanceStore implements MemoryStore {
 
   private async createTable(name: string): Promise<lancedb.Table> {
     const tbl = await this.db!.createEmptyTable(name, lanceSchema(this.opts.dim), { mode: 'overwrite' });
-    await tbl.createIndex('content', { config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, lowercase: true, asciiFolding: true }) });
-    await tbl.createIndex('memory_id', { config: lancedb.Index.btree() });
-    await tbl.createIndex('seq', { config: lancedb.Index.btree() });
-    await tbl.createIndex('user_id', { config: lancedb.Index.btree() });
-    await tbl.createIndex('space', { config: lancedb.Index.bitmap() });
+    await ensureIndexes(tbl);
     return tbl;
   }
 
   /** Rebuild the catalog and the last seq from the version log, reading columns, not row objects. */
   private async loadCatalog(): Promise<void> {
-    const t = await this.versionsTbl!.query().select(['memory_id', 'version', 'tx', 'seq', 'deleted']).toArrow();
+    const t = await this.versionsTbl!.query().select(['memory_id', 'version', 'tx', 'seq', 'deleted', 'valid_from', 'valid_to']).toArrow();
     // Every column exists: the schema is fixed (lanceSchema).
-    const col = (name: string): { get(i: number): unknown } => t.getChild(name)!;
-    const [memoryId, version, tx, seq, deleted] = [col('memory_id'), col('version'), col('tx'), col('seq'), col('deleted')];
+    const col = (name: string): { get(i: number): unknown; isValid(i: number): boolean } => t.getChild(name)!;
+    const [memoryId, version, tx, seq, deleted, validFrom, validTo] = [col('memory_id'), col('version'), col('tx'), col('seq'), col('deleted'), col('valid_from'), col('valid_to')];
     this.seq = 0;
     for (let i = 0; i < t.numRows; i++) this.seq = Math.max(this.seq, Number(seq.get(i)));
     this.catalog.load({
@@ -137,6 +143,8 @@ export class LanceStore implements MemoryStore {
       version: (i) => Number(version.get(i)),
       tx: (i) => Number(tx.get(i)),
       deleted: (i) => Boolean(deleted.get(i)),
+      validFrom: (i) => Number(validFrom.get(i)),
+      hasValidTo: (i) => validTo.isValid(i),
     });
   }
 
@@ -205,36 +213,41 @@ export class LanceStore implements MemoryStore {
       }
       // Work out each touched memory's new current rows.
       const byMemory = groupBy(stored);
-      const replace: string[] = [];
-      const fresh: VersionRow[] = [];
-      const reread: string[] = [];
-      for (const batch of byMemory) {
-        const id = batch[0]!.memory_id;
-        const known = this.catalog.get(id);
-        const minVersion = Math.min(...batch.map((r) => r.version));
-        if (known && minVersion <= known.maxVersion) {
-          reread.push(id);
-          continue;
+      this.inflight = byMemory.map((b) => b[0]!.memory_id);
+      try {
+        const replace: string[] = [];
+        const fresh: VersionRow[] = [];
+        const reread: string[] = [];
+        for (const batch of byMemory) {
+          const id = batch[0]!.memory_id;
+          const known = this.catalog.get(id);
+          const minVersion = Math.min(...batch.map((r) => r.version));
+          if (known && minVersion <= known.maxVersion) {
+            reread.push(id);
+            continue;
+          }
+          if (known && !known.deleted) replace.push(id);
+          fresh.push(...currentRows(batch));
+          this.catalog.update(id, batch);
         }
-        if (known && !known.deleted) replace.push(id);
-        fresh.push(...currentRows(batch));
-        this.catalog.update(id, batch);
-      }
-      if (reread.length > 0) {
-        const all = await this.versionsOf(reread);
-        for (const vs of groupBy(all)) {
-          this.catalog.update(vs[0]!.memory_id, vs);
-          fresh.push(...currentRows(vs));
+        if (reread.length > 0) {
+          const all = await this.versionsOf(reread);
+          for (const vs of groupBy(all)) {
+            this.catalog.update(vs[0]!.memory_id, vs);
+            fresh.push(...currentRows(vs));
+          }
+          replace.push(...reread);
         }
-        replace.push(...reread);
-      }
-      for (let i = 0; i < replace.length; i += IN_CHUNK) {
-        await current.delete(`memory_id IN (${replace.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`);
-        this.commitsSinceCompaction++;
-      }
-      if (fresh.length > 0) {
-        await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
-        if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
+        for (let i = 0; i < replace.length; i += IN_CHUNK) {
+          await current.delete(`memory_id IN (${replace.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`);
+          this.commitsSinceCompaction++;
+        }
+        if (fresh.length > 0) {
+          await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
+          if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
+        }
+      } finally {
+        this.inflight = [];
       }
       this.commitsSinceCompaction += 2;
       this.rowsSinceIndex += stored.length;
@@ -280,76 +293,72 @@ export class LanceStore implements MemoryStore {
     return out;
   }
 
+  /** Conditions of a read of the current view valid at `validAt` (only the halves that can exclude rows). */
+  private currentClauses(filter: MemoryFilter, validAt: number | undefined): string[] {
+    const parts = filterClauses(filter);
+    if (validAt !== undefined) {
+      const v = validityClause(validAt, this.catalog.validityNeeds(validAt));
+      if (v) parts.push(v);
+    }
+    return parts;
+  }
+
   async list(filter: MemoryFilter, opts: { limit: number; beforeSeq?: number; validAt?: number }): Promise<VersionRow[]> {
     const { current } = this.tables();
-    const parts = filterClauses(filter);
+    const parts = this.currentClauses(filter, opts.validAt);
     if (opts.beforeSeq !== undefined) parts.push(`seq < ${sqlNumber(opts.beforeSeq)}`);
-    if (opts.validAt !== undefined) parts.push(validAtClause(opts.validAt));
-    // LanceDB has no ORDER BY: find the page by seq alone, then read those rows.
-    let q = current.query().select(['seq']);
+    // Find the page by seq alone (a top-k over one column), then read those rows: ordering whole
+    // rows would read every column of every matching row.
+    let q = current.query().select(['seq']).orderBy({ columnName: 'seq', ascending: false }).limit(opts.limit);
     const where = whereOf(parts);
     if (where) q = q.where(where);
-    const seqs = ((await q.toArray()) as LanceRecord[]).map((r) => Number(r.seq)).sort((a, b) => b - a).slice(0, opts.limit);
+    const seqs = ((await q.toArray()) as LanceRecord[]).map((r) => Number(r.seq));
     if (seqs.length === 0) return [];
     const rows = await this.readRows(current, `seq IN (${seqs.map(sqlNumber).join(', ')})`);
     return rows.sort((a, b) => b.seq - a.seq);
   }
 
+  /**
+   * Distinct memories matching the filter: a row count (answered from indexes), less the extra
+   * rows of memories with several current rows, which the catalog knows.
+   */
   async count(filter: MemoryFilter): Promise<number> {
     const { current } = this.tables();
     const where = whereOf(filterClauses(filter));
-    let q = current.query().select(['memory_id']);
-    if (where) q = q.where(where);
-    const rows = (await q.toArray()) as LanceRecord[];
-    return new Set(rows.map((r) => String(r.memory_id))).size;
+    const rows = await current.countRows(where);
+    const multi = [...new Set([...this.catalog.multiRow(), ...this.inflight])];
+    let extra = 0;
+    for (let i = 0; i < multi.length; i += IN_CHUNK) {
+      const inList = `memory_id IN (${multi.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`;
+      const found = (await current
+        .query()
+        .where(where ? `(${where}) AND ${inList}` : inList)
+        .select(['memory_id'])
+        .toArray()) as LanceRecord[];
+      extra += found.length - new Set(found.map((r) => String(r.memory_id))).size;
+    }
+    return rows - extra;
   }
 
   async search(req: StoreSearch): Promise<StoreHit[]> {
     const { versions, current } = this.tables();
-    const tbl = req.knownAt === undefined ? current : versions;
-    const parts = [...filterClauses(req.filter), validAtClause(req.validAt)];
-    if (req.knownAt !== undefined) parts.push(`recorded_at <= ${sqlNumber(req.knownAt)}`, 'deleted = false');
-    const where = whereOf(parts)!;
-    const limit = req.knownAt === undefined ? req.limit : req.limit * 4;
-    const cols = ROW_COLUMNS;
-
-    const vectorSearch = async (): Promise<LanceRecord[]> => {
-      if (!req.vector || !req.model || req.vector.length !== this.opts.dim) return [];
-      const modelClause = req.knownAt !== undefined || this.mixedVectors ? ` AND embed_model = ${sqlString(req.model)}` : '';
-      let q = tbl
-        .vectorSearch(req.vector)
-        .distanceType('cosine')
-        .where(where + modelClause)
-        .select([...cols, '_distance'])
-        .limit(limit);
-      if (req.exact) q = q.bypassVectorIndex();
-      else if (this.hasVectorIndex && tbl === current) q = q.nprobes(this.opts.nprobes).refineFactor(this.opts.refineFactor);
-      return (await q.toArray()) as LanceRecord[];
-    };
-    const textSearch = async (): Promise<LanceRecord[]> => {
-      const text = req.text ? ftsQuery(req.text) : '';
-      if (!text) return [];
-      const q = tbl
-        .query()
-        .fullTextSearch(new lancedb.MatchQuery(text, 'content'))
-        .where(where)
-        .select([...cols, '_score'])
-        .limit(limit);
-      return (await q.toArray()) as LanceRecord[];
-    };
-    const [vec, txt] = await Promise.all([vectorSearch(), textSearch()]);
-    const hits = new Map<string, StoreHit>();
-    for (const r of vec) {
-      const row = fromRecord(r);
-      hits.set(row.version_id, { row, vectorScore: 1 - Number(r._distance), textScore: null });
+    const historical = req.knownAt !== undefined;
+    let parts: string[];
+    if (historical) {
+      parts = [...filterClauses(req.filter), validAtClause(req.validAt), `recorded_at <= ${sqlNumber(req.knownAt!)}`, 'deleted = false'];
+    } else {
+      parts = this.currentClauses(req.filter, req.validAt);
     }
-    for (const r of txt) {
-      const id = String(r.version_id);
-      const hit = hits.get(id);
-      if (hit) hit.textScore = Number(r._score);
-      else hits.set(id, { row: fromRecord(r), vectorScore: null, textScore: Number(r._score) });
-    }
-    return [...hits.values()];
+    const usableVector = req.vector && req.model && req.vector.length === this.opts.dim ? req.vector : null;
+    return searchChannels(historical ? versions : current, {
+      text: req.text,
+      vector: usableVector,
+      where: whereOf(parts),
+      vectorWhere: historical || this.mixedVectors ? `embed_model = ${sqlString(req.model ?? '')}` : undefined,
+      limit: historical ? req.limit * 4 : req.limit,
+      exact: req.exact === true,
+      ann: !historical && this.hasVectorIndex ? { nprobes: this.opts.nprobes, refineFactor: this.opts.refineFactor } : null,
+    });
   }
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
@@ -380,10 +389,7 @@ export class LanceStore implements MemoryStore {
     const { versions, current } = this.tables();
     for (const tbl of [versions, current]) {
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
-      await tbl.createIndex('content', {
-        config: lancedb.Index.fts({ withPosition: false, stem: true, removeStopWords: true, lowercase: true, asciiFolding: true }),
-        replace: true,
-      });
+      await tbl.createIndex('content', { config: lancedb.Index.fts(FTS_OPTIONS), replace: true });
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
     }
     this.commitsSinceCompaction = 0;
@@ -515,13 +521,4 @@ async function vectorDim(tbl: lancedb.Table): Promise<number> {
   const f = schema.fields.find((x) => x.name === 'vector');
   const t = f?.type as { listSize?: number } | undefined;
   return t?.listSize ?? -1;
-}
-
-/** A full-text query reduced to plain words, so no query syntax in user text is interpreted. */
-export function ftsQuery(text: string): string {
-  return words(text)
-    .flatMap((w) => w.split(/[_'’-]+/))
-    .filter((w) => w.length > 0)
-    .slice(0, 64)
-    .join(' ');
 }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import * as lancedb from '@lancedb/lancedb';
 import { LanceStore } from '../../engine/index.js';
 import { row } from '../helpers/rows.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -55,6 +56,36 @@ describe('LanceStore', () => {
       assert.deepEqual(listed.map((r) => r.content).sort(), ['reopen future fact heron', 'reopen open fact heron v2']);
     } finally {
       await store.close();
+    }
+  });
+
+  it('adds the filter and id indexes to a store that lacks them', async () => {
+    const dir = path.join(tempDir('lance-indexes-'), 'db');
+    const store = new LanceStore({ dir, dim: 8 });
+    await store.open();
+    await store.append([row({ content: 'index upgrade probe' })]);
+    await store.close();
+    // An older store: created before the repo, category, run_id and version_id indexes existed.
+    const db = await lancedb.connect(dir);
+    for (const name of ['versions', 'current']) {
+      const tbl = await db.openTable(name);
+      for (const idx of ['repo_idx', 'category_idx', 'run_id_idx', 'version_id_idx']) await tbl.dropIndex(idx);
+      tbl.close();
+    }
+    db.close();
+
+    const again = new LanceStore({ dir, dim: 8 });
+    await again.open();
+    try {
+      const diag = await again.diagnostics();
+      for (const t of diag) {
+        for (const column of ['repo', 'category', 'run_id', 'version_id', 'space', 'user_id', 'memory_id', 'seq', 'content']) {
+          assert.ok(column in t.unindexed, `${t.table} has an index on ${column}`);
+        }
+      }
+      assert.equal((await again.list({ repo: 'github.com/acme/app' }, { limit: 5 })).length, 1);
+    } finally {
+      await again.close();
     }
   });
 });
