@@ -37,3 +37,41 @@ export async function ensureIndexes(tbl: lancedb.Table): Promise<string[]> {
   }
   return added;
 }
+
+/** The vector index kind this store builds (an index of another kind is rebuilt by maintenance). */
+export const VECTOR_INDEX_TYPE = 'IvfRq';
+
+/** Shape of the vector index and how a query uses it. */
+export interface VectorIndexPlan {
+  /** Embedded rows the index was trained on. */
+  rows: number;
+  partitions: number;
+}
+
+/**
+ * IVF_RQ (RaBitQ codes, re-ranked exactly by `refineFactor`) with about √rows / 2.5 partitions.
+ * Measured on 100k memories of the MiniLM shape (2 cores): 2-bit codes, 60% of partitions probed
+ * and refine 4 give recall@10 0.97–0.98 against exact search at ~2 ms for the index part; the
+ * index is 12 MB and trains in ~5 s. IVF_PQ (24–96 sub-vectors, 24–48 of 316 partitions, refine up
+ * to 20) stayed at recall 0.69–0.89 and took 1–4 minutes to train; HNSW_SQ reached 0.97 but is a
+ * 54 MB index held in memory and trains in 30 s.
+ */
+export function vectorIndexPlan(rows: number): VectorIndexPlan {
+  return { rows, partitions: Math.max(8, Math.min(1024, Math.round(Math.sqrt(rows) / 2.5))) };
+}
+
+/** Bits per dimension of the RaBitQ codes: 2 halves the exact re-ranking 1 bit needs for the same recall. */
+const RQ_BITS = 2;
+
+export function vectorIndex(plan: VectorIndexPlan): lancedb.Index {
+  return lancedb.Index.ivfRq({ distanceType: 'cosine', numPartitions: plan.partitions, numBits: RQ_BITS });
+}
+
+/**
+ * Partitions a query probes at least: 60% of them. With short queries against longer memories the
+ * nearest neighbours spread over many partitions (40% gave recall@10 0.91, half 0.95, 60% 0.97 at
+ * 100k), and RaBitQ codes make each probe cheap: the probe count hardly moves latency.
+ */
+export function minimumProbes(plan: VectorIndexPlan): number {
+  return Math.max(1, Math.ceil(plan.partitions * 0.6));
+}

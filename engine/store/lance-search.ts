@@ -20,7 +20,7 @@ export interface ChannelQuery {
   limit: number;
   exact: boolean;
   /** Probing and re-ranking when the table has an approximate vector index. */
-  ann: { nprobes: number; refineFactor: number } | null;
+  ann: { minProbes: number; maxProbes: number; refineFactor: number } | null;
 }
 
 function and(a: string | undefined, b: string | undefined): string | undefined {
@@ -38,7 +38,8 @@ async function vectorChannel(tbl: lancedb.Table, q: ChannelQuery): Promise<Lance
   const where = and(q.where, q.vectorWhere);
   if (where) v = v.where(where);
   if (q.exact) v = v.bypassVectorIndex();
-  else if (q.ann) v = v.nprobes(q.ann.nprobes).refineFactor(q.ann.refineFactor);
+  // Probe at least minProbes partitions, more (up to maxProbes) when a filter leaves too few rows.
+  else if (q.ann) v = v.nprobes(q.ann.minProbes).maximumNprobes(q.ann.maxProbes).refineFactor(q.ann.refineFactor);
   return (await v.toArray()) as LanceRecord[];
 }
 

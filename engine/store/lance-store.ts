@@ -5,7 +5,7 @@
  *   append. It is derived data: a crash between the two writes is repaired on open by replaying
  *   the versions past the last seq the view is known to include (`current.json`).
  *
- * Full-text (BM25) and scalar indexes exist from the start; an IVF_PQ vector index is built in the
+ * Full-text (BM25) and scalar indexes exist from the start; an IVF_RQ vector index is built in the
  * background once the current view is large. Unindexed rows are still searched (flat), so a
  * memory is findable as soon as its append returns; `maintain()` compacts fragments and folds new
  * rows into the indexes so that many single appends do not degrade search.
@@ -22,7 +22,7 @@ import { silentLogger, type Logger } from '../log.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { Catalog } from './lance-catalog.js';
 import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whereOf } from './lance-filter.js';
-import { ensureIndexes, FTS_OPTIONS } from './lance-indexes.js';
+import { ensureIndexes, FTS_OPTIONS, minimumProbes, VECTOR_INDEX_TYPE, vectorIndex, vectorIndexPlan, type VectorIndexPlan } from './lance-indexes.js';
 import { fromRecord, lanceSchema, ROW_COLUMNS, toRecord, type LanceRecord } from './lance-rows.js';
 import { searchChannels } from './lance-search.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
@@ -48,7 +48,7 @@ export interface LanceStoreOptions {
   vectorIndexMinRows?: number;
   /** Compact after this many commits since the last compaction. @default 40 */
   compactEveryCommits?: number;
-  /** IVF partitions probed per query. @default 24 */
+  /** IVF partitions probed per query at least (more when a filter leaves too few). @default 60% of the partitions */
   nprobes?: number;
   /** Re-rank this many times `limit` candidates with exact distances. @default 4 */
   refineFactor?: number;
@@ -68,24 +68,24 @@ export class LanceStore implements MemoryStore {
   private maintaining: Promise<MaintenanceReport> | null = null;
   private commitsSinceCompaction = 0;
   private rowsSinceIndex = 0;
-  private vectorIndexRows = 0;
-  private hasVectorIndex = false;
+  /** The current view's vector index, or null; `stale` when it is of a kind this store no longer builds. */
+  private vectorIndex: (VectorIndexPlan & { stale: boolean }) | null = null;
   private activeModel: string | null = null;
   /** Memories whose current rows an append in progress is replacing (count() corrects for them too). */
   private inflight: string[] = [];
   /** Whether any current row may lack a vector of the active model (skip the model filter when not). */
   private mixedVectors = true;
   private readonly log: Logger;
-  private readonly opts: Required<Omit<LanceStoreOptions, 'logger'>>;
+  private readonly opts: Required<Omit<LanceStoreOptions, 'logger' | 'nprobes'>> & { nprobes: number | null };
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
     this.opts = {
       vectorIndexMinRows: 5000,
       compactEveryCommits: 40,
-      nprobes: 24,
       refineFactor: 4,
       ...options,
+      nprobes: options.nprobes ?? null,
     };
   }
 
@@ -114,13 +114,17 @@ export class LanceStore implements MemoryStore {
     }
     await this.loadCatalog();
     const scanned = this.seq;
-    const marker = this.readMarker();
+    const { seq: marker, vectorIndex } = this.readMarker();
     // Never reuse a seq, even when the newest versions were purged.
     this.seq = Math.max(scanned, marker);
     if (rebuild || marker < scanned) await this.repairCurrent(rebuild ? 0 : marker);
     const indices = await this.currentTbl.listIndices();
-    this.hasVectorIndex = indices.some((i) => i.columns.includes('vector'));
-    if (this.hasVectorIndex) this.vectorIndexRows = await this.currentTbl.countRows('vector IS NOT NULL');
+    const vi = indices.find((i) => i.columns.includes('vector'));
+    if (vi) {
+      // The plan is recorded when the index is built; a store from before that gets an estimate.
+      const plan = vectorIndex ?? vectorIndexPlan(await this.currentTbl.countRows('vector IS NOT NULL'));
+      this.vectorIndex = { ...plan, stale: vi.indexType !== VECTOR_INDEX_TYPE };
+    }
   }
 
   private async createTable(name: string): Promise<lancedb.Table> {
@@ -148,18 +152,24 @@ export class LanceStore implements MemoryStore {
     });
   }
 
-  private readMarker(): number {
+  /** The marker file: the last seq the current view includes, and the vector index's plan. */
+  private readMarker(): { seq: number; vectorIndex: VectorIndexPlan | null } {
     try {
-      const v = JSON.parse(fs.readFileSync(path.join(this.opts.dir, MARKER), 'utf8')) as { seq?: number };
-      return typeof v.seq === 'number' ? v.seq : 0;
+      const v = JSON.parse(fs.readFileSync(path.join(this.opts.dir, MARKER), 'utf8')) as { seq?: unknown; vectorIndex?: { rows?: unknown; partitions?: unknown } };
+      const vi = v.vectorIndex;
+      return {
+        seq: typeof v.seq === 'number' ? v.seq : 0,
+        vectorIndex: vi && typeof vi.rows === 'number' && typeof vi.partitions === 'number' ? { rows: vi.rows, partitions: vi.partitions } : null,
+      };
     } catch {
-      return 0;
+      return { seq: 0, vectorIndex: null };
     }
   }
 
   private writeMarker(): void {
     const file = path.join(this.opts.dir, MARKER);
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: this.seq }));
+    const vectorIndex = this.vectorIndex ? { rows: this.vectorIndex.rows, partitions: this.vectorIndex.partitions } : undefined;
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: this.seq, vectorIndex }));
     fs.renameSync(`${file}.tmp`, file);
   }
 
@@ -357,8 +367,19 @@ export class LanceStore implements MemoryStore {
       vectorWhere: historical || this.mixedVectors ? `embed_model = ${sqlString(req.model ?? '')}` : undefined,
       limit: historical ? req.limit * 4 : req.limit,
       exact: req.exact === true,
-      ann: !historical && this.hasVectorIndex ? { nprobes: this.opts.nprobes, refineFactor: this.opts.refineFactor } : null,
+      ann: !historical && this.vectorIndex ? this.probing(this.vectorIndex, parts.length > 0) : null,
     });
+  }
+
+  /**
+   * How a query uses the vector index: `minimumProbes` partitions; with a filter, up to all of them
+   * when the filter leaves too few rows in those (a session's memories are a few dozen of 100k:
+   * recall@10 0.68 without, 1.0 with). Without a filter the floor is also the ceiling, since
+   * LanceDB otherwise keeps probing past it (+2 ms CPU per query at 100k for recall 0.98 -> 1.0).
+   */
+  private probing(plan: VectorIndexPlan, filtered: boolean): { minProbes: number; maxProbes: number; refineFactor: number } {
+    const min = Math.min(this.opts.nprobes ?? minimumProbes(plan), plan.partitions);
+    return { minProbes: min, maxProbes: filtered ? plan.partitions : min, refineFactor: this.opts.refineFactor };
   }
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
@@ -434,7 +455,7 @@ export class LanceStore implements MemoryStore {
       unembedded = await current.countRows(`embed_model IS NULL OR embed_model <> ${sqlString(this.activeModel)}`);
       this.mixedVectors = unembedded > 0;
     }
-    return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.hasVectorIndex, unindexed: this.rowsSinceIndex };
+    return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.vectorIndex !== null, unindexed: this.rowsSinceIndex };
   }
 
   /** Rows, fragments and unindexed rows per index of both tables. */
@@ -488,17 +509,15 @@ export class LanceStore implements MemoryStore {
     }
     const { current } = this.tables();
     const embedded = await current.countRows('vector IS NOT NULL');
-    const needIndex = embedded >= this.opts.vectorIndexMinRows && (!this.hasVectorIndex || embedded >= this.vectorIndexRows * 4);
-    if (needIndex) {
-      const partitions = Math.max(16, Math.min(1024, Math.round(Math.sqrt(embedded))));
-      const subVectors = this.opts.dim % 16 === 0 ? this.opts.dim / 16 : this.opts.dim % 8 === 0 ? this.opts.dim / 8 : 1;
-      this.log.info('building the vector index', { rows: embedded, partitions, subVectors });
-      await current.createIndex('vector', {
-        config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: partitions, numSubVectors: subVectors }),
-        replace: true,
-      });
-      this.hasVectorIndex = true;
-      this.vectorIndexRows = embedded;
+    // Train once there are enough rows, retrain when they have grown fourfold (partitions follow
+    // √rows), and replace an index of a kind this store no longer builds.
+    const threshold = this.vectorIndex ? this.vectorIndex.rows * 4 : this.opts.vectorIndexMinRows;
+    if (this.vectorIndex?.stale || embedded >= threshold) {
+      const plan = vectorIndexPlan(embedded);
+      this.log.info('building the vector index', { ...plan });
+      await current.createIndex('vector', { config: vectorIndex(plan), replace: true });
+      this.vectorIndex = { ...plan, stale: false };
+      await this.exclusive(async () => this.writeMarker());
       report.vectorIndexBuilt = true;
     }
     report.ms = performance.now() - t0;

@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     const searches = [];
     for (const c of SEARCH_CASES) {
       const result = await measureSearch(engine, queries, c, plan.passes);
-      progress(`  ${c.label}: p50 ${result.latency.p50.toFixed(2)} p95 ${result.latency.p95.toFixed(2)} ms`);
+      progress(`  ${c.label}: p50 ${result.latency.p50.toFixed(2)} p95 ${result.latency.p95.toFixed(2)} ms, CPU ${result.cpuMs.toFixed(2)} ms`);
       searches.push({ case: c, result });
     }
     const recall = [];

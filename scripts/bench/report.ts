@@ -79,10 +79,10 @@ function searches(r: BenchResults): string {
   for (const s of r.sizes) {
     for (const { case: c, result } of s.searches) {
       const l = result.latency;
-      rows.push([n(s.size), c.label, ms(l.p50), ms(l.p95), ms(l.p99), ms(l.mean), result.meanResults.toFixed(1)]);
+      rows.push([n(s.size), c.label, ms(l.p50), ms(l.p95), ms(l.p99), ms(l.mean), ms(result.cpuMs), result.meanResults.toFixed(1)]);
     }
   }
-  return table(['memories', 'search', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'results'], rows);
+  return table(['memories', 'search', 'p50 ms', 'p95 ms', 'p99 ms', 'mean ms', 'CPU ms', 'results'], rows);
 }
 
 function state(r: BenchResults): string {

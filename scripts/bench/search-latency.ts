@@ -27,6 +27,8 @@ export const SEARCH_CASES: SearchCase[] = [
 
 export interface SearchResult {
   latency: Summary;
+  /** Process CPU time per search (all threads), ms: steadier than wall time on a shared machine. */
+  cpuMs: number;
   /** Mean results per query (top_k 5). */
   meanResults: number;
   /** Calls that still embedded the query (should be 0). */
@@ -42,6 +44,7 @@ export async function measureSearch(engine: MemoryEngine, queries: readonly Benc
   const lat: number[] = [];
   let results = 0;
   let embedded = 0;
+  const cpu0 = process.cpuUsage();
   for (let p = 0; p < passes; p++) {
     for (const q of queries) {
       const t = performance.now();
@@ -51,7 +54,8 @@ export async function measureSearch(engine: MemoryEngine, queries: readonly Benc
       if (out.embed_ms > 0) embedded++;
     }
   }
-  return { latency: summarize(lat), meanResults: results / lat.length, embedded };
+  const cpu = process.cpuUsage(cpu0);
+  return { latency: summarize(lat), cpuMs: (cpu.user + cpu.system) / 1000 / lat.length, meanResults: results / lat.length, embedded };
 }
 
 /** Latency of embedding a search query with the model (what the cache saves), ms. */

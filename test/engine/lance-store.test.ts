@@ -1,9 +1,10 @@
 /** LanceStore behaviour beyond the shared contract. */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import * as lancedb from '@lancedb/lancedb';
-import { LanceStore } from '../../engine/index.js';
+import { FakeEmbedder, LanceStore } from '../../engine/index.js';
 import { row } from '../helpers/rows.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -86,6 +87,53 @@ describe('LanceStore', () => {
       assert.equal((await again.list({ repo: 'github.com/acme/app' }, { limit: 5 })).length, 1);
     } finally {
       await again.close();
+    }
+  });
+
+  it('builds the vector index once large, records its plan, and rebuilds an index of an older kind', async () => {
+    const dir = path.join(tempDir('lance-vindex-'), 'db');
+    const embedder = new FakeEmbedder(32);
+    const rows = await Promise.all(
+      Array.from({ length: 400 }, async (_, i) => {
+        const content = `vector index probe ${i} ${['alpha', 'beta', 'gamma', 'delta'][i % 4]} ${i % 7}`;
+        return row({ content, vector: await embedder.embedQuery(content), embed_model: embedder.model, run_id: i % 80 === 7 ? 'run-rare' : null });
+      }),
+    );
+    let store = new LanceStore({ dir, dim: 32, vectorIndexMinRows: 300 });
+    await store.open();
+    store.setActiveModel(embedder.model);
+    await store.append(rows);
+    const built = await store.maintain({ force: true });
+    assert.equal(built.vectorIndexBuilt, true);
+    assert.equal((await store.stats()).vectorIndex, true);
+    assert.equal((await store.maintain({ force: true })).vectorIndexBuilt, false, 'no retraining before the table grows');
+    const marker = JSON.parse(fs.readFileSync(path.join(dir, 'current.json'), 'utf8')) as { vectorIndex?: { rows: number; partitions: number } };
+    assert.deepEqual(marker.vectorIndex, { rows: 400, partitions: 8 });
+    await store.close();
+
+    // A store whose index is IVF_PQ (what earlier versions built) gets it rebuilt as IVF_RQ.
+    const db = await lancedb.connect(dir);
+    const tbl = await db.openTable('current');
+    await tbl.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: 4, numSubVectors: 4 }), replace: true });
+    tbl.close();
+    db.close();
+    store = new LanceStore({ dir, dim: 32, vectorIndexMinRows: 300 });
+    await store.open();
+    try {
+      store.setActiveModel(embedder.model);
+      assert.equal((await store.maintain()).vectorIndexBuilt, true);
+      const target = rows[123]!;
+      const q = { text: null, vector: target.vector, model: embedder.model, filter: {}, validAt: Date.now(), limit: 5 };
+      assert.equal((await store.search({ ...q, exact: true }))[0]?.row.version_id, target.version_id);
+      assert.equal((await store.search(q))[0]?.row.version_id, target.version_id);
+      // A selective filter still finds every match, wherever its partitions are.
+      const filtered = await store.search({ ...q, filter: { run_id: 'run-rare' } });
+      assert.deepEqual(
+        filtered.map((h) => h.row.content).sort(),
+        rows.filter((r) => r.run_id === 'run-rare').map((r) => r.content).sort(),
+      );
+    } finally {
+      await store.close();
     }
   });
 });
