@@ -131,6 +131,12 @@ interface CachedVector {
 
 const QUERY_CACHE_SIZE = 256;
 
+/**
+ * Besides the timer, background upkeep runs after this many commits, so a burst of single writes
+ * cannot pile up fragments for a whole timer interval (the store decides whether work is due).
+ */
+const UPKEEP_EVERY_COMMITS = 16;
+
 export class MemoryEngine {
   readonly store: MemoryStore;
   private readonly embedder: Embedder | null;
@@ -143,6 +149,8 @@ export class MemoryEngine {
   private readonly queryCache = new Map<string, CachedVector>();
   private timer: NodeJS.Timeout | null = null;
   private backlogRunning: Promise<void> | null = null;
+  private upkeepRunning: Promise<void> | null = null;
+  private commitsSinceUpkeep = 0;
   private lastRecordedAt = 0;
   private closed = false;
 
@@ -160,6 +168,7 @@ export class MemoryEngine {
       append: async (rows) => {
         const stored = await this.store.append(rows);
         this.emit(stored);
+        this.afterCommit();
         return stored;
       },
       maxBatch: 256,
@@ -188,6 +197,7 @@ export class MemoryEngine {
     if (this.timer) clearInterval(this.timer);
     await this.writes.idle();
     await this.backlogRunning?.catch(() => {});
+    await this.upkeepRunning;
     await this.store.close();
     // The embedder belongs to whoever created it (it may be shared by several engines).
   }
@@ -504,15 +514,26 @@ export class MemoryEngine {
     return done;
   }
 
-  private async upkeep(): Promise<void> {
-    if (this.closed) return;
-    try {
-      await this.store.maintain();
-      const s = await this.store.stats();
-      if (s.unembedded > 0) this.kickBacklog();
-    } catch (err) {
-      this.log.warn('maintenance failed', { err });
-    }
+  private afterCommit(): void {
+    if (this.opts.background === false || this.closed) return;
+    if (++this.commitsSinceUpkeep < UPKEEP_EVERY_COMMITS || this.upkeepRunning) return;
+    void this.upkeep();
+  }
+
+  private upkeep(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.upkeepRunning) return this.upkeepRunning;
+    this.commitsSinceUpkeep = 0;
+    this.upkeepRunning = (async () => {
+      try {
+        await this.store.maintain();
+        const s = await this.store.stats();
+        if (s.unembedded > 0) this.kickBacklog();
+      } catch (err) {
+        this.log.warn('maintenance failed', { err });
+      }
+    })().finally(() => (this.upkeepRunning = null));
+    return this.upkeepRunning;
   }
 
   /** Compaction and index upkeep now (benchmarks and tests call it; the engine also runs it periodically). */

@@ -46,7 +46,7 @@ export interface LanceStoreOptions {
   logger?: Logger;
   /** Build the approximate vector index once the current view holds this many embedded rows. @default 5000 */
   vectorIndexMinRows?: number;
-  /** Compact after this many commits since the last compaction. @default 40 */
+  /** Optimize the current view after this many commits to it (the version log after 4×). @default 32 */
   compactEveryCommits?: number;
   /** IVF partitions probed per query at least (more when a filter leaves too few). @default 60% of the partitions */
   nprobes?: number;
@@ -55,6 +55,8 @@ export interface LanceStoreOptions {
 }
 
 const MARKER = 'current.json';
+/** Rows with a vector: `embed_model` is set exactly when `vector` is (toRecord), and is far cheaper to read. */
+const EMBEDDED = 'embed_model IS NOT NULL';
 const IN_CHUNK = 500;
 
 export class LanceStore implements MemoryStore {
@@ -66,7 +68,9 @@ export class LanceStore implements MemoryStore {
   private seq = 0;
   private writeChain: Promise<unknown> = Promise.resolve();
   private maintaining: Promise<MaintenanceReport> | null = null;
-  private commitsSinceCompaction = 0;
+  /** Commits to each table since it was last optimized (each leaves a fragment or a deletion file). */
+  private currentCommits = 0;
+  private versionCommits = 0;
   private rowsSinceIndex = 0;
   /** The current view's vector index, or null; `stale` when it is of a kind this store no longer builds. */
   private vectorIndex: (VectorIndexPlan & { stale: boolean }) | null = null;
@@ -82,7 +86,7 @@ export class LanceStore implements MemoryStore {
     this.log = (options.logger ?? silentLogger).child('lance');
     this.opts = {
       vectorIndexMinRows: 5000,
-      compactEveryCommits: 40,
+      compactEveryCommits: 32,
       refineFactor: 4,
       ...options,
       nprobes: options.nprobes ?? null,
@@ -122,7 +126,7 @@ export class LanceStore implements MemoryStore {
     const vi = indices.find((i) => i.columns.includes('vector'));
     if (vi) {
       // The plan is recorded when the index is built; a store from before that gets an estimate.
-      const plan = vectorIndex ?? vectorIndexPlan(await this.currentTbl.countRows('vector IS NOT NULL'));
+      const plan = vectorIndex ?? vectorIndexPlan(await this.currentTbl.countRows(EMBEDDED));
       this.vectorIndex = { ...plan, stale: vi.indexType !== VECTOR_INDEX_TYPE };
     }
   }
@@ -250,16 +254,17 @@ export class LanceStore implements MemoryStore {
         }
         for (let i = 0; i < replace.length; i += IN_CHUNK) {
           await current.delete(`memory_id IN (${replace.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`);
-          this.commitsSinceCompaction++;
+          this.currentCommits++;
         }
         if (fresh.length > 0) {
           await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
+          this.currentCommits++;
           if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
         }
       } finally {
         this.inflight = [];
       }
-      this.commitsSinceCompaction += 2;
+      this.versionCommits++;
       this.rowsSinceIndex += stored.length;
       this.writeMarker();
       return stored;
@@ -413,7 +418,7 @@ export class LanceStore implements MemoryStore {
       await tbl.createIndex('content', { config: lancedb.Index.fts(FTS_OPTIONS), replace: true });
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
     }
-    this.commitsSinceCompaction = 0;
+    this.currentCommits = this.versionCommits = 0;
   }
 
   async unembedded(model: string, limit: number): Promise<VersionRow[]> {
@@ -437,7 +442,7 @@ export class LanceStore implements MemoryStore {
         .mergeInsert('version_id')
         .whenMatchedUpdateAll()
         .execute(updated as unknown as Record<string, unknown>[]);
-      this.commitsSinceCompaction++;
+      this.currentCommits++;
       this.rowsSinceIndex += updated.length;
     });
   }
@@ -490,38 +495,59 @@ export class LanceStore implements MemoryStore {
     return this.maintaining;
   }
 
+  /**
+   * Compaction and index upkeep. The current view (searched on every recall) is optimized once
+   * `compactEveryCommits` commits have left fragments in it; the version log (read by id and by
+   * seq, never searched by recall) at a quarter of that rate, since each optimize rewrites small
+   * fragments and, at times, the large one beside them. Each table is optimized in its own turn of
+   * the write lock, so writes queued meanwhile are not held for both.
+   */
   private async runMaintenance(force: boolean): Promise<MaintenanceReport> {
     const t0 = performance.now();
     const report: MaintenanceReport = { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
     if (!this.versionsTbl) return report;
-    if (force || this.commitsSinceCompaction >= this.opts.compactEveryCommits) {
+    // Versions older than a minute are dropped: a reader still on one has long finished.
+    const cleanupOlderThan = (): Date => new Date(Date.now() - 60_000);
+    if (force || this.currentCommits >= this.opts.compactEveryCommits) {
       await this.exclusive(async () => {
-        const { versions, current } = this.tables();
         // optimize(): compact small fragments, fold new rows into every index, drop old table versions.
-        const cleanupOlderThan = new Date(Date.now() - 60_000);
-        await current.optimize({ cleanupOlderThan });
-        await versions.optimize({ cleanupOlderThan });
-        this.commitsSinceCompaction = 0;
+        await this.tables().current.optimize({ cleanupOlderThan: cleanupOlderThan() });
+        this.currentCommits = 0;
         this.rowsSinceIndex = 0;
         report.compacted = true;
         report.ftsRefreshed = true;
       });
     }
-    const { current } = this.tables();
-    const embedded = await current.countRows('vector IS NOT NULL');
-    // Train once there are enough rows, retrain when they have grown fourfold (partitions follow
-    // √rows), and replace an index of a kind this store no longer builds.
-    const threshold = this.vectorIndex ? this.vectorIndex.rows * 4 : this.opts.vectorIndexMinRows;
-    if (this.vectorIndex?.stale || embedded >= threshold) {
-      const plan = vectorIndexPlan(embedded);
+    if (force || this.versionCommits >= this.opts.compactEveryCommits * 4) {
+      await this.exclusive(async () => {
+        await this.tables().versions.optimize({ cleanupOlderThan: cleanupOlderThan() });
+        this.versionCommits = 0;
+        report.compacted = true;
+      });
+    }
+    if (await this.needsVectorIndex()) {
+      const plan = vectorIndexPlan(await this.tables().current.countRows(EMBEDDED));
       this.log.info('building the vector index', { ...plan });
-      await current.createIndex('vector', { config: vectorIndex(plan), replace: true });
+      await this.tables().current.createIndex('vector', { config: vectorIndex(plan), replace: true });
       this.vectorIndex = { ...plan, stale: false };
       await this.exclusive(async () => this.writeMarker());
       report.vectorIndexBuilt = true;
     }
     report.ms = performance.now() - t0;
     return report;
+  }
+
+  /**
+   * Train the vector index once there are `vectorIndexMinRows` embedded rows, retrain when they
+   * have grown fourfold (partitions follow √rows), and replace an index of a kind this store no
+   * longer builds. The row count from table metadata rules most calls out without a scan.
+   */
+  private async needsVectorIndex(): Promise<boolean> {
+    const { current } = this.tables();
+    if (this.vectorIndex?.stale) return true;
+    const threshold = this.vectorIndex ? this.vectorIndex.rows * 4 : this.opts.vectorIndexMinRows;
+    if ((await current.countRows()) < threshold) return false;
+    return (await current.countRows(EMBEDDED)) >= threshold;
   }
 }
 

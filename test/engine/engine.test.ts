@@ -37,6 +37,24 @@ describe('MemoryEngine', () => {
     await assert.rejects(e.add({ content: 'same id again', user_id: 'u', memory_id: m!.memory_id }), (err: unknown) => err instanceof EngineError && err.code === 'CONFLICT');
   });
 
+  it('runs background upkeep after a burst of commits, not only on its timer', async () => {
+    const calls = { on: 0, off: 0 };
+    for (const background of [true, false]) {
+      const store = new InMemoryStore();
+      const orig = store.maintain.bind(store);
+      store.maintain = async () => {
+        calls[background ? 'on' : 'off']++;
+        return orig();
+      };
+      const e = new MemoryEngine({ store, embedder: new FakeEmbedder(16), background, maintenanceIntervalMs: 3_600_000 });
+      await e.open();
+      for (let i = 0; i < 40; i++) await e.add({ content: `burst ${i}`, user_id: 'u' });
+      await e.close();
+    }
+    assert.equal(calls.on, 2);
+    assert.equal(calls.off, 0);
+  });
+
   it('applies the scopes of DESIGN §4', async () => {
     const e = await engine();
     await e.add({ content: 'repo decision about caching', user_id: 'u', repo: 'r1', dir: 'api', space: 'project', run_id: 's1' });

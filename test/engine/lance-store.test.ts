@@ -30,6 +30,28 @@ describe('LanceStore', () => {
     }
   });
 
+  it('compacts the current view after compactEveryCommits commits and the version log at a quarter of that rate', async () => {
+    const store = new LanceStore({ dir: path.join(tempDir('lance-policy-'), 'db'), dim: 8, compactEveryCommits: 3 });
+    await store.open();
+    const fragments = async (): Promise<Record<string, number>> => Object.fromEntries((await store.diagnostics()).map((d) => [d.table, d.fragments]));
+    try {
+      await store.append([row({ content: 'policy 0' })]);
+      await store.append([row({ content: 'policy 1' })]);
+      assert.equal((await store.maintain()).compacted, false, 'two commits: nothing due');
+      await store.append([row({ content: 'policy 2' })]);
+      assert.equal((await store.maintain()).compacted, true);
+      assert.deepEqual(await fragments(), { versions: 3, current: 1 });
+      for (let i = 3; i < 12; i++) await store.append([row({ content: `policy ${i}` })]);
+      assert.equal((await fragments()).versions, 12);
+      await store.maintain();
+      // LanceDB keeps a fragment covered by the indexes apart from newer ones: at most two remain.
+      const after = await fragments();
+      assert.ok(after.versions! <= 2 && after.current! <= 2, JSON.stringify(after));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('rebuilds its catalog on reopen: next versions and valid-time reads stay right', async () => {
     const dir = path.join(tempDir('lance-reopen-'), 'db');
     const now = Date.parse('2026-06-01T00:00:00Z');
