@@ -41,6 +41,23 @@ export interface CatalogColumns {
   hasValidTo(i: number): boolean;
 }
 
+/** Version-log columns the catalog is built from. */
+export const CATALOG_COLUMNS = ['memory_id', 'version', 'tx', 'deleted', 'valid_from', 'valid_to'] as const;
+
+/** Column access to an Arrow table holding CATALOG_COLUMNS (the schema is fixed: every one exists). */
+export function catalogColumns(t: { numRows: number; getChild(name: string): { get(i: number): unknown; isValid(i: number): boolean } | null }): CatalogColumns {
+  const [memoryId, version, tx, deleted, validFrom, validTo] = CATALOG_COLUMNS.map((c) => t.getChild(c)!);
+  return {
+    length: t.numRows,
+    memoryId: (i) => String(memoryId!.get(i)),
+    version: (i) => Number(version!.get(i)),
+    tx: (i) => Number(tx!.get(i)),
+    deleted: (i) => Boolean(deleted!.get(i)),
+    validFrom: (i) => Number(validFrom!.get(i)),
+    hasValidTo: (i) => validTo!.isValid(i),
+  };
+}
+
 const ROWS_CAP = 0xffff;
 
 function pack(e: CatalogEntry): number {

@@ -8,6 +8,7 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { words } from '../text/tokenize.js';
+import type { Probing } from './lance-indexes.js';
 import { fromRecord, ROW_COLUMNS, type LanceRecord } from './lance-rows.js';
 import type { StoreHit } from './types.js';
 
@@ -20,7 +21,7 @@ export interface ChannelQuery {
   limit: number;
   exact: boolean;
   /** Probing and re-ranking when the table has an approximate vector index. */
-  ann: { minProbes: number; maxProbes: number; refineFactor: number } | null;
+  ann: Probing | null;
 }
 
 function and(a: string | undefined, b: string | undefined): string | undefined {

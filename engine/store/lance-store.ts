@@ -14,29 +14,20 @@
  * lets reads of the current view skip clauses that cannot exclude anything.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { currentRows, type PlannedRow } from '../bitemporal.js';
 import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
-import { Catalog } from './lance-catalog.js';
+import { Catalog, CATALOG_COLUMNS, catalogColumns } from './lance-catalog.js';
 import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whereOf } from './lance-filter.js';
-import { ensureIndexes, FTS_OPTIONS, minimumProbes, VECTOR_INDEX_TYPE, vectorIndex, vectorIndexPlan, type VectorIndexPlan } from './lance-indexes.js';
-import { fromRecord, lanceSchema, ROW_COLUMNS, toRecord, type LanceRecord } from './lance-rows.js';
+import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
+import { ensureIndexes, FTS_OPTIONS, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
+import { readMarker, writeMarker } from './lance-marker.js';
+import { fromRecord, groupBy, lanceSchema, ROW_COLUMNS, toRecord, vectorDim, type LanceRecord } from './lance-rows.js';
 import { searchChannels } from './lance-search.js';
+import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
-
-/** Physical state of the two tables (benchmarks and status pages). */
-export interface LanceDiagnostics {
-  table: 'versions' | 'current';
-  rows: number;
-  fragments: number;
-  /** Rows each index (by column) does not cover yet (searched flat until the next maintenance). */
-  unindexed: Record<string, number>;
-  /** Index type by column (LanceDB's names: BTree, Bitmap, FTS, IvfPq…). */
-  indexTypes: Record<string, string>;
-}
 
 export interface LanceStoreOptions {
   /** Directory of the LanceDB database. */
@@ -54,9 +45,6 @@ export interface LanceStoreOptions {
   refineFactor?: number;
 }
 
-const MARKER = 'current.json';
-/** Rows with a vector: `embed_model` is set exactly when `vector` is (toRecord), and is far cheaper to read. */
-const EMBEDDED = 'embed_model IS NOT NULL';
 const IN_CHUNK = 500;
 
 export class LanceStore implements MemoryStore {
@@ -68,12 +56,7 @@ export class LanceStore implements MemoryStore {
   private seq = 0;
   private writeChain: Promise<unknown> = Promise.resolve();
   private maintaining: Promise<MaintenanceReport> | null = null;
-  /** Commits to each table since it was last optimized (each leaves a fragment or a deletion file). */
-  private currentCommits = 0;
-  private versionCommits = 0;
-  private rowsSinceIndex = 0;
-  /** The current view's vector index, or null; `stale` when it is of a kind this store no longer builds. */
-  private vectorIndex: (VectorIndexPlan & { stale: boolean }) | null = null;
+  private readonly upkeep: UpkeepState = { currentCommits: 0, versionCommits: 0, rowsSinceIndex: 0, vectorIndex: null };
   private activeModel: string | null = null;
   /** Memories whose current rows an append in progress is replacing (count() corrects for them too). */
   private inflight: string[] = [];
@@ -118,17 +101,16 @@ export class LanceStore implements MemoryStore {
     }
     await this.loadCatalog();
     const scanned = this.seq;
-    const { seq: marker, vectorIndex } = this.readMarker();
+    const { seq: marker, vectorIndex } = readMarker(this.opts.dir);
     // Never reuse a seq, even when the newest versions were purged.
     this.seq = Math.max(scanned, marker);
-    if (rebuild || marker < scanned) await this.repairCurrent(rebuild ? 0 : marker);
-    const indices = await this.currentTbl.listIndices();
-    const vi = indices.find((i) => i.columns.includes('vector'));
+    const vi = (await this.currentTbl.listIndices()).find((i) => i.columns.includes('vector'));
     if (vi) {
       // The plan is recorded when the index is built; a store from before that gets an estimate.
       const plan = vectorIndex ?? vectorIndexPlan(await this.currentTbl.countRows(EMBEDDED));
-      this.vectorIndex = { ...plan, stale: vi.indexType !== VECTOR_INDEX_TYPE };
+      this.upkeep.vectorIndex = { ...plan, stale: vi.indexType !== VECTOR_INDEX_TYPE };
     }
+    if (rebuild || marker < scanned) await this.repairCurrent(rebuild ? 0 : marker);
   }
 
   private async createTable(name: string): Promise<lancedb.Table> {
@@ -137,44 +119,17 @@ export class LanceStore implements MemoryStore {
     return tbl;
   }
 
-  /** Rebuild the catalog and the last seq from the version log, reading columns, not row objects. */
+  /** Rebuild the catalog and the last seq from the version log. */
   private async loadCatalog(): Promise<void> {
-    const t = await this.versionsTbl!.query().select(['memory_id', 'version', 'tx', 'seq', 'deleted', 'valid_from', 'valid_to']).toArrow();
-    // Every column exists: the schema is fixed (lanceSchema).
-    const col = (name: string): { get(i: number): unknown; isValid(i: number): boolean } => t.getChild(name)!;
-    const [memoryId, version, tx, seq, deleted, validFrom, validTo] = [col('memory_id'), col('version'), col('tx'), col('seq'), col('deleted'), col('valid_from'), col('valid_to')];
+    const t = await this.versionsTbl!.query().select([...CATALOG_COLUMNS, 'seq']).toArrow();
+    const seq = t.getChild('seq')!;
     this.seq = 0;
     for (let i = 0; i < t.numRows; i++) this.seq = Math.max(this.seq, Number(seq.get(i)));
-    this.catalog.load({
-      length: t.numRows,
-      memoryId: (i) => String(memoryId.get(i)),
-      version: (i) => Number(version.get(i)),
-      tx: (i) => Number(tx.get(i)),
-      deleted: (i) => Boolean(deleted.get(i)),
-      validFrom: (i) => Number(validFrom.get(i)),
-      hasValidTo: (i) => validTo.isValid(i),
-    });
+    this.catalog.load(catalogColumns(t));
   }
 
-  /** The marker file: the last seq the current view includes, and the vector index's plan. */
-  private readMarker(): { seq: number; vectorIndex: VectorIndexPlan | null } {
-    try {
-      const v = JSON.parse(fs.readFileSync(path.join(this.opts.dir, MARKER), 'utf8')) as { seq?: unknown; vectorIndex?: { rows?: unknown; partitions?: unknown } };
-      const vi = v.vectorIndex;
-      return {
-        seq: typeof v.seq === 'number' ? v.seq : 0,
-        vectorIndex: vi && typeof vi.rows === 'number' && typeof vi.partitions === 'number' ? { rows: vi.rows, partitions: vi.partitions } : null,
-      };
-    } catch {
-      return { seq: 0, vectorIndex: null };
-    }
-  }
-
-  private writeMarker(): void {
-    const file = path.join(this.opts.dir, MARKER);
-    const vectorIndex = this.vectorIndex ? { rows: this.vectorIndex.rows, partitions: this.vectorIndex.partitions } : undefined;
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: this.seq, vectorIndex }));
-    fs.renameSync(`${file}.tmp`, file);
+  private saveMarker(): void {
+    writeMarker(this.opts.dir, { seq: this.seq, vectorIndex: this.upkeep.vectorIndex });
   }
 
   /** Recompute the current view of every memory with versions after `afterSeq`. */
@@ -189,7 +144,7 @@ export class LanceStore implements MemoryStore {
       const cur = groupBy(versions).flatMap((vs) => currentRows(vs));
       if (cur.length > 0) await this.currentTbl!.add(cur.map((r) => toRecord(r, this.opts.dim)));
     }
-    this.writeMarker();
+    this.saveMarker();
   }
 
   async close(): Promise<void> {
@@ -254,19 +209,19 @@ export class LanceStore implements MemoryStore {
         }
         for (let i = 0; i < replace.length; i += IN_CHUNK) {
           await current.delete(`memory_id IN (${replace.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`);
-          this.currentCommits++;
+          this.upkeep.currentCommits++;
         }
         if (fresh.length > 0) {
           await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
-          this.currentCommits++;
+          this.upkeep.currentCommits++;
           if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
         }
       } finally {
         this.inflight = [];
       }
-      this.versionCommits++;
-      this.rowsSinceIndex += stored.length;
-      this.writeMarker();
+      this.upkeep.versionCommits++;
+      this.upkeep.rowsSinceIndex += stored.length;
+      this.saveMarker();
       return stored;
     });
   }
@@ -372,19 +327,8 @@ export class LanceStore implements MemoryStore {
       vectorWhere: historical || this.mixedVectors ? `embed_model = ${sqlString(req.model ?? '')}` : undefined,
       limit: historical ? req.limit * 4 : req.limit,
       exact: req.exact === true,
-      ann: !historical && this.vectorIndex ? this.probing(this.vectorIndex, parts.length > 0) : null,
+      ann: !historical && this.upkeep.vectorIndex ? probing(this.upkeep.vectorIndex, parts.length > 0, this.opts) : null,
     });
-  }
-
-  /**
-   * How a query uses the vector index: `minimumProbes` partitions; with a filter, up to all of them
-   * when the filter leaves too few rows in those (a session's memories are a few dozen of 100k:
-   * recall@10 0.68 without, 1.0 with). Without a filter the floor is also the ceiling, since
-   * LanceDB otherwise keeps probing past it (+2 ms CPU per query at 100k for recall 0.98 -> 1.0).
-   */
-  private probing(plan: VectorIndexPlan, filtered: boolean): { minProbes: number; maxProbes: number; refineFactor: number } {
-    const min = Math.min(this.opts.nprobes ?? minimumProbes(plan), plan.partitions);
-    return { minProbes: min, maxProbes: filtered ? plan.partitions : min, refineFactor: this.opts.refineFactor };
   }
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
@@ -418,7 +362,7 @@ export class LanceStore implements MemoryStore {
       await tbl.createIndex('content', { config: lancedb.Index.fts(FTS_OPTIONS), replace: true });
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
     }
-    this.currentCommits = this.versionCommits = 0;
+    this.upkeep.currentCommits = this.upkeep.versionCommits = 0;
   }
 
   async unembedded(model: string, limit: number): Promise<VersionRow[]> {
@@ -442,8 +386,8 @@ export class LanceStore implements MemoryStore {
         .mergeInsert('version_id')
         .whenMatchedUpdateAll()
         .execute(updated as unknown as Record<string, unknown>[]);
-      this.currentCommits++;
-      this.rowsSinceIndex += updated.length;
+      this.upkeep.currentCommits++;
+      this.upkeep.rowsSinceIndex += updated.length;
     });
   }
 
@@ -460,26 +404,13 @@ export class LanceStore implements MemoryStore {
       unembedded = await current.countRows(`embed_model IS NULL OR embed_model <> ${sqlString(this.activeModel)}`);
       this.mixedVectors = unembedded > 0;
     }
-    return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.vectorIndex !== null, unindexed: this.rowsSinceIndex };
+    return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.upkeep.vectorIndex !== null, unindexed: this.upkeep.rowsSinceIndex };
   }
 
   /** Rows, fragments and unindexed rows per index of both tables. */
   async diagnostics(): Promise<LanceDiagnostics[]> {
     const { versions, current } = this.tables();
-    const out: LanceDiagnostics[] = [];
-    for (const [table, tbl] of [['versions', versions], ['current', current]] as const) {
-      const stats = await tbl.stats();
-      const unindexed: Record<string, number> = {};
-      const indexTypes: Record<string, string> = {};
-      for (const idx of await tbl.listIndices()) {
-        const column = idx.columns.join(',');
-        indexTypes[column] = idx.indexType;
-        const s = await tbl.indexStats(idx.name);
-        if (s) unindexed[column] = s.numUnindexedRows;
-      }
-      out.push({ table, rows: stats.numRows, fragments: stats.fragmentStats.numFragments, unindexed, indexTypes });
-    }
-    return out;
+    return [await tableDiagnostics('versions', versions), await tableDiagnostics('current', current)];
   }
 
   /** Resolves once no maintenance is running (it does not start any). */
@@ -489,81 +420,22 @@ export class LanceStore implements MemoryStore {
 
   maintain(opts: { force?: boolean } = {}): Promise<MaintenanceReport> {
     if (this.maintaining) return this.maintaining;
-    this.maintaining = this.runMaintenance(opts.force ?? false).finally(() => {
+    const deps = {
+      tables: () => this.tables(),
+      exclusive: <T>(fn: () => Promise<T>) => this.exclusive(fn),
+      saveMarker: () => this.saveMarker(),
+      log: this.log,
+      compactEveryCommits: this.opts.compactEveryCommits,
+      vectorIndexMinRows: this.opts.vectorIndexMinRows,
+    };
+    this.maintaining = (this.versionsTbl ? runUpkeep(this.upkeep, deps, opts.force ?? false) : Promise.resolve(emptyReport())).finally(() => {
       this.maintaining = null;
     });
     return this.maintaining;
   }
 
-  /**
-   * Compaction and index upkeep. The current view (searched on every recall) is optimized once
-   * `compactEveryCommits` commits have left fragments in it; the version log (read by id and by
-   * seq, never searched by recall) at a quarter of that rate, since each optimize rewrites small
-   * fragments and, at times, the large one beside them. Each table is optimized in its own turn of
-   * the write lock, so writes queued meanwhile are not held for both.
-   */
-  private async runMaintenance(force: boolean): Promise<MaintenanceReport> {
-    const t0 = performance.now();
-    const report: MaintenanceReport = { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
-    if (!this.versionsTbl) return report;
-    // Versions older than a minute are dropped: a reader still on one has long finished.
-    const cleanupOlderThan = (): Date => new Date(Date.now() - 60_000);
-    if (force || this.currentCommits >= this.opts.compactEveryCommits) {
-      await this.exclusive(async () => {
-        // optimize(): compact small fragments, fold new rows into every index, drop old table versions.
-        await this.tables().current.optimize({ cleanupOlderThan: cleanupOlderThan() });
-        this.currentCommits = 0;
-        this.rowsSinceIndex = 0;
-        report.compacted = true;
-        report.ftsRefreshed = true;
-      });
-    }
-    if (force || this.versionCommits >= this.opts.compactEveryCommits * 4) {
-      await this.exclusive(async () => {
-        await this.tables().versions.optimize({ cleanupOlderThan: cleanupOlderThan() });
-        this.versionCommits = 0;
-        report.compacted = true;
-      });
-    }
-    if (await this.needsVectorIndex()) {
-      const plan = vectorIndexPlan(await this.tables().current.countRows(EMBEDDED));
-      this.log.info('building the vector index', { ...plan });
-      await this.tables().current.createIndex('vector', { config: vectorIndex(plan), replace: true });
-      this.vectorIndex = { ...plan, stale: false };
-      await this.exclusive(async () => this.writeMarker());
-      report.vectorIndexBuilt = true;
-    }
-    report.ms = performance.now() - t0;
-    return report;
-  }
-
-  /**
-   * Train the vector index once there are `vectorIndexMinRows` embedded rows, retrain when they
-   * have grown fourfold (partitions follow √rows), and replace an index of a kind this store no
-   * longer builds. The row count from table metadata rules most calls out without a scan.
-   */
-  private async needsVectorIndex(): Promise<boolean> {
-    const { current } = this.tables();
-    if (this.vectorIndex?.stale) return true;
-    const threshold = this.vectorIndex ? this.vectorIndex.rows * 4 : this.opts.vectorIndexMinRows;
-    if ((await current.countRows()) < threshold) return false;
-    return (await current.countRows(EMBEDDED)) >= threshold;
-  }
 }
 
-function groupBy(rows: readonly VersionRow[]): VersionRow[][] {
-  const m = new Map<string, VersionRow[]>();
-  for (const r of rows) {
-    const list = m.get(r.memory_id);
-    if (list) list.push(r);
-    else m.set(r.memory_id, [r]);
-  }
-  return [...m.values()].map((vs) => vs.sort((a, b) => a.version - b.version));
-}
-
-async function vectorDim(tbl: lancedb.Table): Promise<number> {
-  const schema = await tbl.schema();
-  const f = schema.fields.find((x) => x.name === 'vector');
-  const t = f?.type as { listSize?: number } | undefined;
-  return t?.listSize ?? -1;
+function emptyReport(): MaintenanceReport {
+  return { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
 }
