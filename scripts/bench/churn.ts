@@ -22,7 +22,7 @@ export interface ChurnWindow {
   unindexed: { vector: number; text: number };
 }
 
-const SEARCH_GAP_MS = 20;
+export const SEARCH_GAP_MS = 20;
 
 function recall(q: BenchQuery): SearchInput {
   return { query: q.text, scope: 'repo', repo: q.repo, top_k: 5 };

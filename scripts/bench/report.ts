@@ -32,6 +32,8 @@ export interface BenchResults {
   sizes: SizeResult[];
   churn: ChurnWindow[];
   rss: { afterSeed: number; afterSearches: number; probe: RssReport | null; probeError?: string };
+  /** 1/5/15-minute load averages at the start and the end. */
+  load: { start: string; end: string };
   notes: string[];
 }
 
