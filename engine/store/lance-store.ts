@@ -62,6 +62,8 @@ export class LanceStore implements MemoryStore {
   private inflight: string[] = [];
   /** Whether any current row may lack a vector of the active model (skip the model filter when not). */
   private mixedVectors = true;
+  /** Bumped whenever rows that may lack such a vector arrive, so a count started before cannot clear the flag. */
+  private mixedGen = 0;
   private readonly log: Logger;
   private readonly opts: Required<Omit<LanceStoreOptions, 'logger' | 'nprobes'>> & { nprobes: number | null };
 
@@ -214,7 +216,7 @@ export class LanceStore implements MemoryStore {
         if (fresh.length > 0) {
           await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
           this.upkeep.currentCommits++;
-          if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.mixedVectors = true;
+          if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.markMixed();
         }
       } finally {
         this.inflight = [];
@@ -393,17 +395,31 @@ export class LanceStore implements MemoryStore {
 
   setActiveModel(model: string | null): void {
     this.activeModel = model;
+    this.markMixed();
+    // Learn soon whether every row has this model's vector, so searches can drop the model clause
+    // (a scan of embed_model per query) without waiting for the first stats().
+    if (model && this.currentTbl) this.countUnembedded().catch(() => {});
+  }
+
+  private markMixed(): void {
     this.mixedVectors = true;
+    this.mixedGen++;
+  }
+
+  /** Current rows without a vector of the active model; clears the mixed flag when none, unless rows arrived meanwhile. */
+  private async countUnembedded(): Promise<number> {
+    const model = this.activeModel;
+    if (!model) return 0;
+    const gen = this.mixedGen;
+    const n = await this.tables().current.countRows(`embed_model IS NULL OR embed_model <> ${sqlString(model)}`);
+    if (gen === this.mixedGen && model === this.activeModel) this.mixedVectors = n > 0;
+    return n;
   }
 
   async stats(): Promise<StoreStats> {
     const { versions, current } = this.tables();
     const [v, c] = await Promise.all([versions.countRows(), current.countRows()]);
-    let unembedded = 0;
-    if (this.activeModel) {
-      unembedded = await current.countRows(`embed_model IS NULL OR embed_model <> ${sqlString(this.activeModel)}`);
-      this.mixedVectors = unembedded > 0;
-    }
+    const unembedded = await this.countUnembedded();
     return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.upkeep.vectorIndex !== null, unindexed: this.upkeep.rowsSinceIndex };
   }
 

@@ -244,6 +244,23 @@ export function storeAcceptance(name: string, make: () => Promise<MemoryStore>):
       assert.equal(await store.count({ user_id: user, repo: ['r-old', 'r-new'] }), 2);
     });
 
+    it('never compares vectors of two models, also right after the active model changes', async () => {
+      const content = 'model switch probe ocelot';
+      const r = row({ content, vector: await vec(content), embed_model: embedder.model });
+      await store.append([r]);
+      await store.stats();
+      const q = { text: null, vector: await vec(content), filter: { memory_ids: [r.memory_id] }, validAt: Date.now(), limit: 5 };
+      assert.equal((await store.search({ ...q, model: embedder.model })).length, 1);
+      store.setActiveModel('another-model-same-dim');
+      try {
+        assert.equal((await store.search({ ...q, model: 'another-model-same-dim' })).length, 0);
+        await store.stats();
+        assert.equal((await store.search({ ...q, model: 'another-model-same-dim' })).length, 0);
+      } finally {
+        store.setActiveModel(embedder.model);
+      }
+    });
+
     it('survives maintenance with results unchanged', async () => {
       const r = row({ content: 'maintenance survivor pangolin', vector: await vec('maintenance survivor pangolin'), embed_model: embedder.model });
       await store.append([r]);
