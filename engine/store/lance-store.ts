@@ -43,9 +43,19 @@ export interface LanceStoreOptions {
   nprobes?: number;
   /** Re-rank this many times `limit` candidates with exact distances. @default 4 */
   refineFactor?: number;
+  /**
+   * Bound of LanceDB's index cache. LanceDB's own default (6 GiB) lets a long-running process keep
+   * the pages of every index version that compaction has replaced: at 100k memories, 600 single
+   * adds took the process from 0.3 to 2.5 GB, 1.5 GB with these bounds, at no measurable search
+   * cost (the live working set is ~36 MB; a 16 MiB bound tripled search latency). @default 256 MiB
+   */
+  indexCacheBytes?: number;
+  /** Bound of LanceDB's metadata cache (manifests, file metadata). @default 64 MiB */
+  metadataCacheBytes?: number;
 }
 
 const IN_CHUNK = 500;
+const MIB = 1024 * 1024;
 
 export class LanceStore implements MemoryStore {
   readonly kind = 'lance' as const;
@@ -73,6 +83,8 @@ export class LanceStore implements MemoryStore {
       vectorIndexMinRows: 5000,
       compactEveryCommits: 32,
       refineFactor: 4,
+      indexCacheBytes: 256 * MIB,
+      metadataCacheBytes: 64 * MIB,
       ...options,
       nprobes: options.nprobes ?? null,
     };
@@ -80,7 +92,9 @@ export class LanceStore implements MemoryStore {
 
   async open(): Promise<void> {
     fs.mkdirSync(this.opts.dir, { recursive: true });
-    this.db = await lancedb.connect(this.opts.dir);
+    const session = new lancedb.Session(BigInt(this.opts.indexCacheBytes), BigInt(this.opts.metadataCacheBytes));
+    // The session goes in the options: connect()'s separate session argument is not used for local paths.
+    this.db = await lancedb.connect(this.opts.dir, { session });
     const names = await this.db.tableNames();
     this.versionsTbl = names.includes('versions') ? await this.db.openTable('versions') : await this.createTable('versions');
     let rebuild = false;

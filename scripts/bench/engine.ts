@@ -211,7 +211,7 @@ function notes(r: BenchResults, plan: Plan): string[] {
   if (p) {
     const mb = (x: number): string => `${Math.round(x / 1048576)} MB`;
     out.push(
-      `Memory: in the daemon-like process the store adds ${mb(p.opened - p.start)} on open, loading the model ${mb(p.modelReady - p.opened)} (this stand-in is fp32, 87 MB of weights; the default model is int8, about a quarter of that), and serving ${p.searches} searches ${mb(p.afterSearches - p.modelReady)} more (query inference buffers, LanceDB's index and metadata caches, allocator slack). LanceDB's caches are not the large part: at 100k they hold ~36 MB, and capping the index cache at 16 MB tripled search latency, so the store keeps LanceDB's defaults.`,
+      `Memory: in the daemon-like process the store adds ${mb(p.opened - p.start)} on open, loading the model ${mb(p.modelReady - p.opened)} (this stand-in is fp32, 87 MB of weights; the default model is int8, about a quarter of that), and serving ${p.searches} searches ${mb(p.afterSearches - p.modelReady)} more (query inference buffers, LanceDB's index and metadata caches, allocator slack). LanceDB's live caches are not the large part (~36 MB at 100k); the store bounds them (256 MiB index, 64 MiB metadata) so that pages of index versions replaced by compaction do not pile up in a long-running process, which is what the benchmark process's own growth during the single-add run shows.`,
     );
   }
   const rec = big?.recall.find((x) => x.filter === 'none');

@@ -52,6 +52,22 @@ describe('LanceStore', () => {
     }
   });
 
+  it('works within small cache bounds', async () => {
+    const store = new LanceStore({ dir: path.join(tempDir('lance-cache-'), 'db'), dim: 8, indexCacheBytes: 1 << 20, metadataCacheBytes: 1 << 20 });
+    await store.open();
+    try {
+      await store.append([row({ content: 'bounded cache wombat' }), row({ content: 'another row' })]);
+      await store.maintain({ force: true });
+      const hits = await store.search({ text: 'wombat', vector: null, model: null, filter: {}, validAt: Date.now(), limit: 5 });
+      assert.deepEqual(
+        hits.map((h) => h.row.content),
+        ['bounded cache wombat'],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   it('rebuilds its catalog on reopen: next versions and valid-time reads stay right', async () => {
     const dir = path.join(tempDir('lance-reopen-'), 'db');
     const now = Date.parse('2026-06-01T00:00:00Z');
