@@ -448,8 +448,15 @@ export class LanceStore implements MemoryStore {
     while (this.maintaining) await this.maintaining.catch(() => {});
   }
 
+  /**
+   * Run upkeep now. A call while upkeep is running joins it; a forced call waits for it and then
+   * runs its own forced pass (the running one may have skipped work that was not yet due).
+   */
   maintain(opts: { force?: boolean } = {}): Promise<MaintenanceReport> {
-    if (this.maintaining) return this.maintaining;
+    if (this.maintaining) {
+      const running = this.maintaining;
+      return opts.force ? running.catch(() => undefined).then(() => this.maintain(opts)) : running;
+    }
     const deps = {
       tables: () => this.tables(),
       exclusive: <T>(fn: () => Promise<T>) => this.exclusive(fn),

@@ -68,6 +68,22 @@ describe('LanceStore', () => {
     }
   });
 
+  it('runs a forced maintenance even when a routine one is already running', async () => {
+    const store = new LanceStore({ dir: path.join(tempDir('lance-force-'), 'db'), dim: 8, compactEveryCommits: 2 });
+    await store.open();
+    try {
+      for (let i = 0; i < 2; i++) await store.append([row({ content: `force probe ${i}` })]);
+      const routine = store.maintain(); // compacts the current view only (versions are not due)
+      const forced = store.maintain({ force: true });
+      assert.equal((await routine).compacted, true);
+      assert.equal((await forced).compacted, true);
+      const fragments = Object.fromEntries((await store.diagnostics()).map((d) => [d.table, d.fragments]));
+      assert.equal(fragments.versions, 1, 'the forced pass compacted the version log too');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('rebuilds its catalog on reopen: next versions and valid-time reads stay right', async () => {
     const dir = path.join(tempDir('lance-reopen-'), 'db');
     const now = Date.parse('2026-06-01T00:00:00Z');
