@@ -148,8 +148,12 @@ interface CachedVector {
 }
 
 const QUERY_CACHE_SIZE = 256;
-/** Besides the timer, check on compaction and index upkeep after this many appends. */
-const UPKEEP_EVERY_APPENDS = 50;
+
+/**
+ * Besides the timer, background upkeep runs after this many commits, so a burst of single writes
+ * cannot pile up fragments for a whole timer interval (the store decides whether work is due).
+ */
+const UPKEEP_EVERY_COMMITS = 16;
 
 export class MemoryEngine {
   readonly store: MemoryStore;
@@ -164,8 +168,9 @@ export class MemoryEngine {
   private readonly queryCache = new Map<string, CachedVector>();
   private timer: NodeJS.Timeout | null = null;
   private backlogRunning: Promise<void> | null = null;
+  private upkeepRunning: Promise<void> | null = null;
+  private commitsSinceUpkeep = 0;
   private lastRecordedAt = 0;
-  private appendsSinceUpkeep = 0;
   private closed = false;
 
   constructor(private readonly opts: EngineOptions) {
@@ -177,14 +182,12 @@ export class MemoryEngine {
     this.maxMetaBytes = opts.maxMetadataBytes ?? 16_384;
     this.writes = new WriteQueue({
       versionsOf: (ids) => this.store.versionsOf(ids),
+      maxVersions: (ids) => this.store.maxVersions(ids),
       embed: (rows) => this.embedRows(rows),
       append: async (rows) => {
         const stored = await this.store.append(rows);
         this.emit(stored);
-        if (++this.appendsSinceUpkeep >= UPKEEP_EVERY_APPENDS && this.opts.background !== false) {
-          this.appendsSinceUpkeep = 0;
-          void this.upkeep();
-        }
+        this.afterCommit();
         return stored;
       },
       maxBatch: 256,
@@ -213,6 +216,7 @@ export class MemoryEngine {
     if (this.timer) clearInterval(this.timer);
     await this.writes.idle();
     await this.backlogRunning?.catch(() => {});
+    await this.upkeepRunning;
     await this.store.close();
     // The embedder belongs to whoever created it (it may be shared by several engines).
   }
@@ -575,15 +579,26 @@ export class MemoryEngine {
     return done;
   }
 
-  private async upkeep(): Promise<void> {
-    if (this.closed) return;
-    try {
-      await this.store.maintain();
-      const s = await this.store.stats();
-      if (s.unembedded > 0) this.kickBacklog();
-    } catch (err) {
-      this.log.warn('maintenance failed', { err });
-    }
+  private afterCommit(): void {
+    if (this.opts.background === false || this.closed) return;
+    if (++this.commitsSinceUpkeep < UPKEEP_EVERY_COMMITS || this.upkeepRunning) return;
+    void this.upkeep();
+  }
+
+  private upkeep(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.upkeepRunning) return this.upkeepRunning;
+    this.commitsSinceUpkeep = 0;
+    this.upkeepRunning = (async () => {
+      try {
+        await this.store.maintain();
+        const s = await this.store.stats();
+        if (s.unembedded > 0) this.kickBacklog();
+      } catch (err) {
+        this.log.warn('maintenance failed', { err });
+      }
+    })().finally(() => (this.upkeepRunning = null));
+    return this.upkeepRunning;
   }
 
   /** Compaction and index upkeep now (benchmarks and tests call it; the engine also runs it periodically). */
@@ -716,10 +731,12 @@ export class MemoryEngine {
       candidates = hits.filter((h) => visible.has(h.row.version_id));
     }
     const ranked: Ranked[] = fuse(candidates, { vectorActive, textActive, vectorWeight: this.opts.vectorWeight, query: input.query });
-    const results = collapseDuplicates(ranked)
-      .filter((r) => r.score >= threshold && r.score > 0)
-      .slice(0, topK)
-      .map((r) => ({ row: r.row, score: r.score, vectorScore: r.vectorScore }));
+    // Filtering before collapsing keeps the same results: ranked is sorted, so whatever a
+    // below-threshold entry could hide also scores below the threshold.
+    const results = collapseDuplicates(
+      ranked.filter((r) => r.score >= threshold && r.score > 0),
+      topK,
+    ).map((r) => ({ row: r.row, score: r.score, vectorScore: r.vectorScore }));
     return {
       results,
       mode: vectorActive && textActive ? 'hybrid' : vectorActive ? 'vector' : 'text',

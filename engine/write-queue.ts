@@ -39,6 +39,8 @@ function isExclusive(item: Item): item is Exclusive {
 export interface WriteQueueDeps {
   /** Versions of these memories as stored now. */
   versionsOf(ids: readonly string[]): Promise<VersionRow[]>;
+  /** Highest stored version of these memories (absent: none), without reading rows. */
+  maxVersions(ids: readonly string[]): Promise<Map<string, number>>;
   /** Fill vectors of rows that need one (may leave them null when no model is ready). */
   embed(rows: PlannedRow[]): Promise<void>;
   append(rows: PlannedRow[]): Promise<VersionRow[]>;
@@ -116,8 +118,10 @@ export class WriteQueue {
       lastVersion: async (id) => {
         const p = planned.get(id);
         if (p && p.length > 0) return p[p.length - 1]!.version;
-        const s = await stored(id);
-        return s.length === 0 ? 0 : s[s.length - 1]!.version;
+        const s = storedCache.get(id);
+        if (s) return s.length === 0 ? 0 : s[s.length - 1]!.version;
+        // An add only needs to know the id is new: no row read for that.
+        return (await this.deps.maxVersions([id])).get(id) ?? 0;
       },
       lastTx: async (id) => {
         const p = planned.get(id);

@@ -110,9 +110,11 @@ export const NEAR_DUPLICATE_JACCARD = 0.9;
 
 /**
  * Keep the best-scored of each group of duplicates: same memory, same normalized content (hash),
- * or near-identical wording. Input must be sorted by score, best first.
+ * or near-identical wording. Input must be sorted by score, best first. With `limit`, stop once that
+ * many are kept (the result is the same prefix: whether an entry is kept depends only on the kept
+ * entries before it).
  */
-export function collapseDuplicates(ranked: readonly Ranked[]): Ranked[] {
+export function collapseDuplicates(ranked: readonly Ranked[], limit = Number.POSITIVE_INFINITY): Ranked[] {
   const kept: Ranked[] = [];
   // Each result is tokenized once: comparing every pair by re-tokenizing cost more than the store
   // query itself (≈170 ms for 200 candidates).
@@ -120,6 +122,7 @@ export function collapseDuplicates(ranked: readonly Ranked[]): Ranked[] {
   const seenMemory = new Set<string>();
   const seenHash = new Set<string>();
   for (const r of ranked) {
+    if (kept.length >= limit) break;
     if (seenMemory.has(r.row.memory_id) || seenHash.has(r.row.content_hash)) continue;
     const t = new Set(terms(r.row.content));
     if (keptTerms.some((k) => nearDuplicate(k, t))) continue;

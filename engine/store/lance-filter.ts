@@ -75,6 +75,18 @@ export function validAtClause(t: number): string {
   return `valid_from <= ${n} AND (valid_to IS NULL OR valid_to > ${n})`;
 }
 
+/**
+ * The valid-time clause with the halves that cannot exclude anything left out (see
+ * `Catalog.validityNeeds`); null when neither half is needed.
+ */
+export function validityClause(t: number, needs: { from: boolean; to: boolean }): string | null {
+  const n = sqlNumber(t);
+  if (needs.from && needs.to) return validAtClause(t);
+  if (needs.from) return `valid_from <= ${n}`;
+  if (needs.to) return `valid_to IS NULL OR valid_to > ${n}`;
+  return null;
+}
+
 export function whereOf(parts: string[]): string | undefined {
   return parts.length === 0 ? undefined : parts.map((p) => `(${p})`).join(' AND ');
 }

@@ -1,4 +1,5 @@
 /** Arrow schema of the LanceDB tables and conversion between rows and records. */
+import type * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import type { BlockLink, Category, Source, Space, VersionRow } from '../types.js';
 import { terms } from '../text/tokenize.js';
@@ -156,4 +157,23 @@ export function fromRecord(r: LanceRecord): VersionRow {
     vector: toFloat32(r.vector),
     embed_model: str(r.embed_model),
   };
+}
+
+/** Rows grouped by memory, each group in version order. */
+export function groupBy(rows: readonly VersionRow[]): VersionRow[][] {
+  const m = new Map<string, VersionRow[]>();
+  for (const r of rows) {
+    const list = m.get(r.memory_id);
+    if (list) list.push(r);
+    else m.set(r.memory_id, [r]);
+  }
+  return [...m.values()].map((vs) => vs.sort((a, b) => a.version - b.version));
+}
+
+/** The vector dimension of a table's schema (-1 when it has none). */
+export async function vectorDim(tbl: lancedb.Table): Promise<number> {
+  const schema = await tbl.schema();
+  const f = schema.fields.find((x) => x.name === 'vector');
+  const t = f?.type as { listSize?: number } | undefined;
+  return t?.listSize ?? -1;
 }

@@ -94,6 +94,16 @@ export class InMemoryStore implements MemoryStore {
       .map(clone);
   }
 
+  async maxVersions(memoryIds: readonly string[]): Promise<Map<string, number>> {
+    this.check();
+    const out = new Map<string, number>();
+    for (const id of memoryIds) {
+      const rows = this.byMemory.get(id);
+      if (rows && rows.length > 0) out.set(id, Math.max(...rows.map((r) => r.version)));
+    }
+    return out;
+  }
+
   async currentOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
     this.check();
     return [...new Set(memoryIds)].flatMap((id) => this.current.get(id) ?? []).map(clone);

@@ -73,6 +73,11 @@ export interface MemoryStore {
   append(rows: readonly PlannedRow[]): Promise<VersionRow[]>;
   /** Every version of these memories, ordered by (memory_id, version). */
   versionsOf(memoryIds: readonly string[]): Promise<VersionRow[]>;
+  /**
+   * The highest stored version of each memory that has any (unknown ids are absent). Answered
+   * without reading rows, so the write path can check a new id cheaply.
+   */
+  maxVersions(memoryIds: readonly string[]): Promise<Map<string, number>>;
   /** Current rows of these memories. */
   currentOf(memoryIds: readonly string[]): Promise<VersionRow[]>;
   /** Current rows matching the filter, newest `seq` first, strictly below `beforeSeq` when given. */

@@ -50,12 +50,20 @@ function trimDouble(w: string): string {
   return w.length > 2 && w[w.length - 1] === w[w.length - 2] && !/[lsz]/.test(w[w.length - 1]!) ? w.slice(0, -1) : w;
 }
 
-/** Jaccard similarity of the term sets of two texts (0..1). */
-export function termJaccard(a: string, b: string): number {
-  const sa = new Set(terms(a));
-  const sb = new Set(terms(b));
+/** The set of index terms of a text. */
+export function termSet(text: string): Set<string> {
+  return new Set(terms(text));
+}
+
+/** Jaccard similarity of two term sets (0..1; two empty sets are identical). */
+export function jaccard(sa: ReadonlySet<string>, sb: ReadonlySet<string>): number {
   if (sa.size === 0 && sb.size === 0) return 1;
   let inter = 0;
   for (const t of sa) if (sb.has(t)) inter++;
   return inter / (sa.size + sb.size - inter);
+}
+
+/** Jaccard similarity of the term sets of two texts (0..1). */
+export function termJaccard(a: string, b: string): number {
+  return jaccard(termSet(a), termSet(b));
 }

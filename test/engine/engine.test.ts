@@ -22,6 +22,39 @@ describe('MemoryEngine', () => {
     assert.equal(await e.count({}), 50);
   });
 
+  it('adds new memories without reading stored rows', async () => {
+    const e = await engine();
+    let reads = 0;
+    const orig = e.store.versionsOf.bind(e.store);
+    e.store.versionsOf = async (ids) => {
+      reads++;
+      return orig(ids);
+    };
+    await Promise.all(Array.from({ length: 20 }, (_, i) => e.add({ content: `fresh memory ${i}`, user_id: 'u' })));
+    await e.add({ content: 'one more fresh memory', user_id: 'u' });
+    assert.equal(reads, 0);
+    const [m] = await e.add({ content: 'explicit id', user_id: 'u', memory_id: '01890a5d-ac96-774b-bcce-b302099a8057' });
+    await assert.rejects(e.add({ content: 'same id again', user_id: 'u', memory_id: m!.memory_id }), (err: unknown) => err instanceof EngineError && err.code === 'CONFLICT');
+  });
+
+  it('runs background upkeep after a burst of commits, not only on its timer', async () => {
+    const calls = { on: 0, off: 0 };
+    for (const background of [true, false]) {
+      const store = new InMemoryStore();
+      const orig = store.maintain.bind(store);
+      store.maintain = async () => {
+        calls[background ? 'on' : 'off']++;
+        return orig();
+      };
+      const e = new MemoryEngine({ store, embedder: new FakeEmbedder(16), background, maintenanceIntervalMs: 3_600_000 });
+      await e.open();
+      for (let i = 0; i < 40; i++) await e.add({ content: `burst ${i}`, user_id: 'u' });
+      await e.close();
+    }
+    assert.equal(calls.on, 2);
+    assert.equal(calls.off, 0);
+  });
+
   it('applies the scopes of DESIGN §4', async () => {
     const e = await engine();
     await e.add({ content: 'repo decision about caching', user_id: 'u', repo: 'r1', dir: 'api', space: 'project', run_id: 's1' });

@@ -214,6 +214,74 @@ export function storeAcceptance(name: string, make: () => Promise<MemoryStore>):
       assert.ok(!fresh[0]!.startsWith('I prefer'), 'the row sharing only the tag is not first');
     });
 
+    it('reports the highest stored version of known memories only', async () => {
+      const a = row({ content: 'max version probe one' });
+      await store.append([a]);
+      await store.append([{ ...a, version_id: a.version_id.replace(/.{4}$/, 'beef'), version: 2, tx: 2, content: 'max version probe two', recorded_at: a.recorded_at + 1 }]);
+      const unknown = row().memory_id;
+      const got = await store.maxVersions([a.memory_id, unknown]);
+      assert.equal(got.get(a.memory_id), 2);
+      assert.equal(got.has(unknown), false);
+      await store.purge([a.memory_id]);
+      assert.equal((await store.maxVersions([a.memory_id])).has(a.memory_id), false);
+    });
+
+    it('applies valid time to current reads: future starts and closed intervals', async () => {
+      const user = `valid-${Math.random()}`;
+      const now = Date.parse('2026-06-01T00:00:00Z');
+      const open = row({ user_id: user, content: 'valid time open marmot', valid_from: now - 1000 });
+      const future = row({ user_id: user, content: 'valid time future marmot', valid_from: now + 1000 });
+      const closed = row({ user_id: user, content: 'valid time closed marmot', valid_from: now - 2000, valid_to: now - 500 });
+      await store.append([open, future, closed]);
+      const listed = async (t: number): Promise<string[]> => (await store.list({ user_id: user }, { limit: 10, validAt: t })).map((r) => r.content).sort();
+      const searched = async (t: number): Promise<string[]> =>
+        (await store.search({ text: 'marmot', vector: null, model: null, filter: { user_id: user }, validAt: t, limit: 10 })).map((h) => h.row.content).sort();
+      for (const read of [listed, searched]) {
+        assert.deepEqual(await read(now), ['valid time open marmot']);
+        assert.deepEqual(await read(now + 2000), ['valid time future marmot', 'valid time open marmot']);
+        assert.deepEqual(await read(now - 1000), ['valid time closed marmot', 'valid time open marmot']);
+      }
+      // Once the bounded memories are gone, what is left reads the same.
+      await store.purge([future.memory_id, closed.memory_id]);
+      assert.deepEqual(await listed(now), ['valid time open marmot']);
+      assert.deepEqual(await searched(now - 5000), []);
+    });
+
+    it('counts a memory with several current rows once, whichever of its rows match', async () => {
+      const user = `count-${Math.random()}`;
+      const t1 = Date.parse('2026-02-01T00:00:00Z');
+      const t2 = Date.parse('2026-03-01T00:00:00Z');
+      const v1 = row({ user_id: user, content: 'uses webpack', repo: 'r-old', valid_from: t1, recorded_at: t1 });
+      await store.append([v1]);
+      // A change in the world: the old fact closed at t2 (repo r-old), the new one from t2 (repo r-new).
+      await store.append([
+        { ...v1, version_id: v1.version_id.replace(/.{4}$/, 'c0de'), version: 2, tx: 2, valid_to: t2, recorded_at: t2 },
+        { ...v1, version_id: v1.version_id.replace(/.{4}$/, 'c0df'), version: 3, tx: 2, content: 'uses vite', repo: 'r-new', valid_from: t2, recorded_at: t2 },
+      ]);
+      await store.append([row({ user_id: user, content: 'another memory', repo: 'r-new' })]);
+      assert.equal(await store.count({ user_id: user }), 2);
+      assert.equal(await store.count({ user_id: user, repo: 'r-old' }), 1);
+      assert.equal(await store.count({ user_id: user, repo: 'r-new' }), 2);
+      assert.equal(await store.count({ user_id: user, repo: ['r-old', 'r-new'] }), 2);
+    });
+
+    it('never compares vectors of two models, also right after the active model changes', async () => {
+      const content = 'model switch probe ocelot';
+      const r = row({ content, vector: await vec(content), embed_model: embedder.model });
+      await store.append([r]);
+      await store.stats();
+      const q = { text: null, vector: await vec(content), filter: { memory_ids: [r.memory_id] }, validAt: Date.now(), limit: 5 };
+      assert.equal((await store.search({ ...q, model: embedder.model })).length, 1);
+      store.setActiveModel('another-model-same-dim');
+      try {
+        assert.equal((await store.search({ ...q, model: 'another-model-same-dim' })).length, 0);
+        await store.stats();
+        assert.equal((await store.search({ ...q, model: 'another-model-same-dim' })).length, 0);
+      } finally {
+        store.setActiveModel(embedder.model);
+      }
+    });
+
     it('survives maintenance with results unchanged', async () => {
       const r = row({ content: 'maintenance survivor pangolin', vector: await vec('maintenance survivor pangolin'), embed_model: embedder.model });
       await store.append([r]);

@@ -1,0 +1,93 @@
+/**
+ * LanceStore's background upkeep: compaction, folding new rows into the indexes, and (re)training
+ * the vector index. The store owns the state and bumps its counters on every write.
+ */
+import type * as lancedb from '@lancedb/lancedb';
+import type { Logger } from '../log.js';
+import { vectorIndex, vectorIndexPlan, type VectorIndexPlan } from './lance-indexes.js';
+import type { MaintenanceReport } from './types.js';
+
+export interface UpkeepState {
+  /** Commits to each table since it was last optimized (each leaves a fragment or a deletion file). */
+  currentCommits: number;
+  versionCommits: number;
+  /** Rows written since the indexes last took new rows in. */
+  rowsSinceIndex: number;
+  /** The current view's vector index, or null; `stale` when it is of a kind no longer built. */
+  vectorIndex: (VectorIndexPlan & { stale: boolean }) | null;
+}
+
+export interface UpkeepDeps {
+  tables(): { versions: lancedb.Table; current: lancedb.Table };
+  /** Run after every earlier write, holding the write lock. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Persist the vector index plan (called holding the write lock). */
+  saveMarker(): void;
+  /** Whether enough rows are scored outside the full-text index to fold them in now. */
+  textBacklogDue(): boolean;
+  /** Called holding the write lock right after a table was optimized (its indexes caught up). */
+  optimized(table: 'current' | 'versions'): Promise<void>;
+  log: Logger;
+  compactEveryCommits: number;
+  vectorIndexMinRows: number;
+}
+
+/** Rows with a vector: `embed_model` is set exactly when `vector` is (toRecord), and is far cheaper to read. */
+export const EMBEDDED = 'embed_model IS NOT NULL';
+
+/**
+ * The current view (searched on every recall) is optimized once `compactEveryCommits` commits have
+ * left fragments in it; the version log (read by id and by seq, never searched by recall) at a
+ * quarter of that rate, since each optimize rewrites small fragments and, at times, the large one
+ * beside them. Each table is optimized in its own turn of the write lock, so writes queued
+ * meanwhile are not held for both.
+ */
+export async function runUpkeep(state: UpkeepState, deps: UpkeepDeps, force: boolean): Promise<MaintenanceReport> {
+  const t0 = performance.now();
+  const report: MaintenanceReport = { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
+  // Versions older than a minute are dropped: a reader still on one has long finished.
+  const cleanupOlderThan = (): Date => new Date(Date.now() - 60_000);
+  if (force || state.currentCommits >= deps.compactEveryCommits || deps.textBacklogDue()) {
+    await deps.exclusive(async () => {
+      // optimize(): compact small fragments, fold new rows into every index, drop old table versions.
+      await deps.tables().current.optimize({ cleanupOlderThan: cleanupOlderThan() });
+      await deps.optimized('current');
+      state.currentCommits = 0;
+      state.rowsSinceIndex = 0;
+      report.compacted = true;
+      report.ftsRefreshed = true;
+    });
+  }
+  if (force || state.versionCommits >= deps.compactEveryCommits * 4) {
+    await deps.exclusive(async () => {
+      await deps.tables().versions.optimize({ cleanupOlderThan: cleanupOlderThan() });
+      await deps.optimized('versions');
+      state.versionCommits = 0;
+      report.compacted = true;
+    });
+  }
+  if (await needsVectorIndex(state, deps)) {
+    const { current } = deps.tables();
+    const plan = vectorIndexPlan(await current.countRows(EMBEDDED));
+    deps.log.info('building the vector index', { ...plan });
+    await current.createIndex('vector', { config: vectorIndex(plan), replace: true });
+    state.vectorIndex = { ...plan, stale: false };
+    await deps.exclusive(async () => deps.saveMarker());
+    report.vectorIndexBuilt = true;
+  }
+  report.ms = performance.now() - t0;
+  return report;
+}
+
+/**
+ * Train the vector index once there are `vectorIndexMinRows` embedded rows, retrain when they have
+ * grown fourfold (partitions follow √rows), and replace an index of a kind no longer built. The row
+ * count from table metadata rules most calls out without a scan.
+ */
+async function needsVectorIndex(state: UpkeepState, deps: UpkeepDeps): Promise<boolean> {
+  const { current } = deps.tables();
+  if (state.vectorIndex?.stale) return true;
+  const threshold = state.vectorIndex ? state.vectorIndex.rows * 4 : deps.vectorIndexMinRows;
+  if ((await current.countRows()) < threshold) return false;
+  return (await current.countRows(EMBEDDED)) >= threshold;
+}
