@@ -8,7 +8,8 @@
  * tens to hundreds of repositories), btree for the rest. Missing indexes are added on open, so
  * stores created by an earlier version gain them.
  */
-import * as lancedb from '@lancedb/lancedb';
+import type * as lancedb from '@lancedb/lancedb';
+import { lance } from './lance-runtime.js';
 
 /** The column the full-text index covers. */
 export const FTS_COLUMN = 'search_terms';
@@ -19,7 +20,7 @@ export const FTS_COLUMN = 'search_terms';
  * scoring of unindexed rows (TermStats) see the same terms.
  */
 export function ftsIndex(): lancedb.Index {
-  return lancedb.Index.fts({ baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false });
+  return lance().Index.fts({ baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false });
 }
 
 const SCALAR: Record<string, 'btree' | 'bitmap'> = {
@@ -39,7 +40,7 @@ export async function ensureIndexes(tbl: lancedb.Table): Promise<string[]> {
   const added: string[] = [];
   for (const [column, kind] of Object.entries(SCALAR)) {
     if (have.has(column)) continue;
-    await tbl.createIndex(column, { config: kind === 'bitmap' ? lancedb.Index.bitmap() : lancedb.Index.btree() });
+    await tbl.createIndex(column, { config: kind === 'bitmap' ? lance().Index.bitmap() : lance().Index.btree() });
     added.push(column);
   }
   return added;
@@ -71,7 +72,7 @@ export function vectorIndexPlan(rows: number): VectorIndexPlan {
 const RQ_BITS = 2;
 
 export function vectorIndex(plan: VectorIndexPlan): lancedb.Index {
-  return lancedb.Index.ivfRq({ distanceType: 'cosine', numPartitions: plan.partitions, numBits: RQ_BITS });
+  return lance().Index.ivfRq({ distanceType: 'cosine', numPartitions: plan.partitions, numBits: RQ_BITS });
 }
 
 /**

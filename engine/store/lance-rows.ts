@@ -1,47 +1,49 @@
 /** Arrow schema of the LanceDB tables and conversion between rows and records. */
 import type * as lancedb from '@lancedb/lancedb';
-import * as arrow from 'apache-arrow';
+import type * as arrow from 'apache-arrow';
+import { arrowLib } from './lance-runtime.js';
 import type { BlockLink, Category, Source, Space, VersionRow } from '../types.js';
 import { terms } from '../text/tokenize.js';
 import { metadataTokens } from './filter.js';
 
 function field(name: string, type: arrow.DataType, nullable = true): arrow.Field {
-  return new arrow.Field(name, type, nullable);
+  return new (arrowLib().Field)(name, type, nullable);
 }
 
 /** Schema of both tables (`versions`: every version; `current`: the current view). */
 export function lanceSchema(dim: number): arrow.Schema {
-  return new arrow.Schema([
-    field('version_id', new arrow.Utf8(), false),
-    field('memory_id', new arrow.Utf8(), false),
-    field('version', new arrow.Int32(), false),
-    field('tx', new arrow.Int32(), false),
-    field('seq', new arrow.Int64(), false),
-    field('content', new arrow.Utf8(), false),
+  const a = arrowLib();
+  return new a.Schema([
+    field('version_id', new a.Utf8(), false),
+    field('memory_id', new a.Utf8(), false),
+    field('version', new a.Int32(), false),
+    field('tx', new a.Int32(), false),
+    field('seq', new a.Int64(), false),
+    field('content', new a.Utf8(), false),
     // The engine's own index terms (stemmed, stop words dropped), full-text indexed with a plain
     // whitespace tokenizer, so queries and documents are normalized by the same code in both stores.
-    field('search_terms', new arrow.Utf8(), false),
-    field('content_hash', new arrow.Utf8(), false),
-    field('user_id', new arrow.Utf8(), false),
-    field('agent_id', new arrow.Utf8()),
-    field('app_id', new arrow.Utf8()),
-    field('run_id', new arrow.Utf8()),
-    field('owner_id', new arrow.Utf8()),
-    field('space', new arrow.Utf8(), false),
-    field('repo', new arrow.Utf8()),
-    field('dir', new arrow.Utf8()),
-    field('category', new arrow.Utf8(), false),
-    field('metadata', new arrow.Utf8(), false),
-    field('meta_kv', new arrow.List(field('item', new arrow.Utf8()))),
-    field('source', new arrow.Utf8(), false),
-    field('valid_from', new arrow.Int64(), false),
-    field('valid_to', new arrow.Int64()),
-    field('recorded_at', new arrow.Int64(), false),
-    field('created_at', new arrow.Int64(), false),
-    field('deleted', new arrow.Bool(), false),
-    field('block', new arrow.Utf8()),
-    field('vector', new arrow.FixedSizeList(dim, field('item', new arrow.Float32()))),
-    field('embed_model', new arrow.Utf8()),
+    field('search_terms', new a.Utf8(), false),
+    field('content_hash', new a.Utf8(), false),
+    field('user_id', new a.Utf8(), false),
+    field('agent_id', new a.Utf8()),
+    field('app_id', new a.Utf8()),
+    field('run_id', new a.Utf8()),
+    field('owner_id', new a.Utf8()),
+    field('space', new a.Utf8(), false),
+    field('repo', new a.Utf8()),
+    field('dir', new a.Utf8()),
+    field('category', new a.Utf8(), false),
+    field('metadata', new a.Utf8(), false),
+    field('meta_kv', new a.List(field('item', new a.Utf8()))),
+    field('source', new a.Utf8(), false),
+    field('valid_from', new a.Int64(), false),
+    field('valid_to', new a.Int64()),
+    field('recorded_at', new a.Int64(), false),
+    field('created_at', new a.Int64(), false),
+    field('deleted', new a.Bool(), false),
+    field('block', new a.Utf8()),
+    field('vector', new a.FixedSizeList(dim, field('item', new a.Float32()))),
+    field('embed_model', new a.Utf8()),
   ]);
 }
 

@@ -6,10 +6,11 @@
  * than reading only the ranking columns and then the whole rows of the top results in a second
  * query (every column read is a separate random access in LanceDB, but so is a second round trip).
  */
-import * as lancedb from '@lancedb/lancedb';
+import type * as lancedb from '@lancedb/lancedb';
 import { terms } from '../text/tokenize.js';
 import { FTS_COLUMN, type Probing } from './lance-indexes.js';
 import { fromRecord, ROW_COLUMNS, type LanceRecord } from './lance-rows.js';
+import { lance } from './lance-runtime.js';
 import type { StoreHit } from './types.js';
 
 export interface ChannelQuery {
@@ -53,7 +54,7 @@ async function textChannel(tbl: lancedb.Table, q: ChannelQuery): Promise<LanceRe
   // misranks them; LanceStore scores those itself (its text tail).
   let t = tbl
     .query()
-    .fullTextSearch(new lancedb.MatchQuery(text, FTS_COLUMN))
+    .fullTextSearch(new (lance().MatchQuery)(text, FTS_COLUMN))
     .fastSearch()
     .select([...ROW_COLUMNS, '_score'])
     .limit(q.limit);

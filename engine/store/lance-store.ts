@@ -16,7 +16,7 @@
  * lets reads of the current view skip clauses that cannot exclude anything.
  */
 import fs from 'node:fs';
-import * as lancedb from '@lancedb/lancedb';
+import type * as lancedb from '@lancedb/lancedb';
 import { currentRows, validAt, type PlannedRow } from '../bitemporal.js';
 import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -30,6 +30,7 @@ import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js'
 import { ensureIndexes, FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
 import { readMarker, writeMarker } from './lance-marker.js';
 import { fromRecord, groupBy, lanceSchema, ROW_COLUMNS, toRecord, vectorDim, type LanceRecord } from './lance-rows.js';
+import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
@@ -109,6 +110,8 @@ export class LanceStore implements MemoryStore {
 
   async open(): Promise<void> {
     fs.mkdirSync(this.opts.dir, { recursive: true });
+    await loadLanceRuntime();
+    const lancedb = lance();
     const session = new lancedb.Session(BigInt(this.opts.indexCacheBytes), BigInt(this.opts.metadataCacheBytes));
     // The session goes in the options: connect()'s separate session argument is not used for local paths.
     this.db = await lancedb.connect(this.opts.dir, { session });
@@ -259,19 +262,10 @@ export class LanceStore implements MemoryStore {
     return this.exclusive(async () => {
       const { versions } = this.tables();
       if (rows.length === 0) return [];
-      const stored: VersionRow[] = rows.map((r) => ({ ...r, seq: ++this.seq }));
-      try {
-        await versions.add(stored.map((r) => toRecord(r, this.opts.dim)));
-      } catch (err) {
-        this.seq -= stored.length;
-        throw err;
-      }
-      this.versionsUnindexed += stored.length;
-      await this.ensureFts(versions);
+      const stored = await this.storeVersions(rows, (records) => versions.add(records));
       // Work out each touched memory's new current rows.
       const byMemory = groupBy(stored);
-      this.inflight = byMemory.map((b) => b[0]!.memory_id);
-      try {
+      return this.followVersions(stored, byMemory.map((b) => b[0]!.memory_id), async () => {
         const replace: string[] = [];
         const fresh: VersionRow[] = [];
         const reread: string[] = [];
@@ -295,15 +289,41 @@ export class LanceStore implements MemoryStore {
           }
           replace.push(...reread);
         }
-        await this.replaceCurrent(replace, fresh);
-      } finally {
-        this.inflight = [];
-      }
-      this.upkeep.versionCommits++;
-      this.upkeep.rowsSinceIndex += stored.length;
-      this.saveMarker();
-      return stored;
+        return { replace, fresh };
+      });
     });
+  }
+
+  /** Give `rows` the next seqs and write them to the version log with `write` (seqs are given back on failure). */
+  private async storeVersions(rows: readonly PlannedRow[], write: (records: LanceRecord[]) => Promise<unknown>): Promise<VersionRow[]> {
+    const stored: VersionRow[] = rows.map((r) => ({ ...r, seq: ++this.seq }));
+    try {
+      await write(stored.map((r) => toRecord(r, this.opts.dim)));
+    } catch (err) {
+      this.seq -= stored.length;
+      throw err;
+    }
+    this.versionsUnindexed += stored.length;
+    await this.ensureFts(this.tables().versions);
+    return stored;
+  }
+
+  /**
+   * Bring the current view in step with versions just stored: `plan` says which memories' current
+   * rows go and which rows come (count() treats `memoryIds` as in flight meanwhile).
+   */
+  private async followVersions(stored: VersionRow[], memoryIds: string[], plan: () => Promise<{ replace: readonly string[]; fresh: readonly VersionRow[] }>): Promise<VersionRow[]> {
+    this.inflight = memoryIds;
+    try {
+      const { replace, fresh } = await plan();
+      await this.replaceCurrent(replace, fresh);
+    } finally {
+      this.inflight = [];
+    }
+    this.upkeep.versionCommits++;
+    this.upkeep.rowsSinceIndex += stored.length;
+    this.saveMarker();
+    return stored;
   }
 
   /** Delete the current rows of `replace` and add `fresh` (the write lock is held). */
@@ -599,33 +619,21 @@ export class LanceStore implements MemoryStore {
     return this.exclusive(async () => {
       const { versions } = this.tables();
       if (rows.length === 0) return [];
-      const stored: VersionRow[] = rows.map((r) => ({ ...r, seq: ++this.seq }));
-      try {
-        await versions
+      const stored = await this.storeVersions(rows, (records) =>
+        versions
           .mergeInsert('version_id')
           .whenMatchedUpdateAll()
-          .execute(stored.map((r) => toRecord(r, this.opts.dim)) as unknown as Record<string, unknown>[]);
-      } catch (err) {
-        this.seq -= stored.length;
-        throw err;
-      }
-      this.versionsUnindexed += stored.length;
+          .execute(records as unknown as Record<string, unknown>[]),
+      );
       const ids = [...new Set(stored.map((r) => r.memory_id))];
-      this.inflight = ids;
-      try {
+      return this.followVersions(stored, ids, async () => {
         const fresh: VersionRow[] = [];
         for (const vs of groupBy(await this.versionsOf(ids))) {
           this.catalog.update(vs[0]!.memory_id, vs);
           fresh.push(...currentRows(vs));
         }
-        await this.replaceCurrent(ids, fresh);
-      } finally {
-        this.inflight = [];
-      }
-      this.upkeep.versionCommits++;
-      this.upkeep.rowsSinceIndex += stored.length;
-      this.saveMarker();
-      return stored;
+        return { replace: ids, fresh };
+      });
     });
   }
 }

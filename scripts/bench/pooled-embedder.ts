@@ -7,17 +7,16 @@
  * concatenation is close to the token-weighted mean of its parts' pooled vectors. `fidelity()`
  * measures how close on real model output, and the benchmark reports it.
  */
-import type { Embedder, EmbedderState } from '../../engine/index.js';
+import type { Embedder } from '../../engine/index.js';
 import { cosine } from '../../engine/index.js';
+import { DelegatingEmbedder } from './delegating-embedder.js';
 
 /** A rough WordPiece token count (words and punctuation marks). */
 export function roughTokens(text: string): number {
   return (text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
 }
 
-export class PooledEmbedder implements Embedder {
-  readonly model: string;
-  readonly dim: number;
+export class PooledEmbedder extends DelegatingEmbedder {
   private readonly pending = new Map<string, [number, number]>();
   private poolVectors: Float32Array[] = [];
   private poolTokens: number[] = [];
@@ -26,11 +25,10 @@ export class PooledEmbedder implements Embedder {
   embedded = 0;
 
   constructor(
-    private readonly inner: Embedder,
+    inner: Embedder,
     private readonly pool: readonly string[],
   ) {
-    this.model = inner.model;
-    this.dim = inner.dim;
+    super(inner);
   }
 
   /** Embed the pool once (the only model work seeding needs). */
@@ -70,27 +68,7 @@ export class PooledEmbedder implements Embedder {
     return sum / pairs.length;
   }
 
-  state(): EmbedderState {
-    return this.inner.state();
-  }
-  warm(): void {
-    this.inner.warm();
-  }
-  ready(): Promise<void> {
-    return this.inner.ready();
-  }
-  onState(listener: (s: EmbedderState) => void): () => void {
-    return this.inner.onState(listener);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  embedQuery(text: string): Promise<Float32Array> {
-    return this.inner.embedQuery(text);
-  }
-
-  async embedDocuments(texts: readonly string[]): Promise<Float32Array[]> {
+  override async embedDocuments(texts: readonly string[]): Promise<Float32Array[]> {
     const out = new Array<Float32Array>(texts.length);
     const rest: number[] = [];
     texts.forEach((t, i) => {
