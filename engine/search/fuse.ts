@@ -32,6 +32,16 @@ export interface FuseOptions {
 export const MIN_BACKGROUND_CANDIDATES = 8;
 /** Share of its weight the vector channel keeps when full text matched every query word. */
 export const VECTOR_WEIGHT_FLOOR = 0.1;
+/**
+ * Calibrated similarity a vector candidate needs before it may reorder what full text found. The
+ * background median is taken over the nearest candidates, so related-but-not-relevant memories
+ * sit just above it: on LoCoMo, a model that cannot tell meaning apart (random weights, a random
+ * projection of the words) puts its best candidate at 0.16–0.32 calibrated, while a paraphrase
+ * under a trained model scores well above that. Below the margin a vector score is noise that
+ * only breaks ties in full text's ranking at random, which made hybrid recall@10 half a point
+ * worse than full text alone.
+ */
+export const VECTOR_MARGIN = 0.25;
 
 /**
  * The typical cosine similarity of an unrelated memory to this query: the median over the vector
@@ -49,6 +59,16 @@ export function backgroundSimilarity(hits: readonly StoreHit[]): number {
 export function calibrated(cosine: number, background: number): number {
   if (background >= 1) return 0;
   return Math.max(0, Math.min(1, (cosine - background) / (1 - background)));
+}
+
+/**
+ * The vector channel's evidence for one candidate: its calibrated similarity, less `VECTOR_MARGIN`
+ * (rescaled to 0..1) when full text matched something. When full text found nothing, the vector
+ * channel is all there is and counts in full.
+ */
+export function vectorEvidence(calibratedCosine: number, textMatched: boolean): number {
+  if (!textMatched) return calibratedCosine;
+  return Math.max(0, (calibratedCosine - VECTOR_MARGIN) / (1 - VECTOR_MARGIN));
 }
 
 /**
@@ -80,7 +100,8 @@ export function vectorWeightFor(hits: readonly StoreHit[], max: number, query: s
 /**
  * Score = w·vector + (1−w)·text. Text is BM25 relative to the best text hit of this query (the
  * strongest lexical match counts fully). With both channels, vector is the cosine calibrated
- * against this query's background similarity and w follows `vectorWeightFor`, so a vector channel
+ * against this query's background similarity, less a margin when full text matched anything
+ * (`vectorEvidence`), and w follows `vectorWeightFor`, so a vector channel
  * that cannot tell memories apart (all near the background) cannot reorder what full text found,
  * while a memory that means what the query asks, in other words, still rises. A candidate found
  * by one channel only scores 0 in the other. With one channel, its score alone (the raw cosine,
@@ -93,7 +114,7 @@ export function fuse(hits: readonly StoreHit[], opts: FuseOptions): Ranked[] {
   const w = both ? vectorWeightFor(hits, opts.vectorWeight ?? 0.5, opts.query) : opts.vectorActive ? 1 : 0;
   return hits
     .map((h) => {
-      const v = h.vectorScore === null ? 0 : both ? calibrated(h.vectorScore, background) : Math.max(0, Math.min(1, h.vectorScore));
+      const v = h.vectorScore === null ? 0 : both ? vectorEvidence(calibrated(h.vectorScore, background), maxText > 0) : Math.max(0, Math.min(1, h.vectorScore));
       const t = h.textScore === null || maxText === 0 ? 0 : h.textScore / maxText;
       const score = w * v + (1 - w) * t;
       return { row: h.row, score: round(score), vectorScore: h.vectorScore, textScore: h.textScore };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { backgroundSimilarity, calibrated, fuse, lexicalCoverage, vectorWeightFor } from '../../engine/search/fuse.js';
+import { backgroundSimilarity, calibrated, fuse, lexicalCoverage, VECTOR_MARGIN, vectorEvidence, vectorWeightFor } from '../../engine/search/fuse.js';
 import type { StoreHit, VersionRow } from '../../engine/index.js';
 import { row } from '../helpers/rows.js';
 
@@ -34,6 +34,18 @@ describe('hybrid fusion', () => {
     const pos = (h: StoreHit): number => ranked.findIndex((r) => r.row.version_id === h.row.version_id);
     assert.ok(pos(meaning) < pos(weakLexical), `semantic match at ${pos(meaning)}, weak lexical match at ${pos(weakLexical)}`);
     assert.equal(pos(strongLexical), 0);
+  });
+
+  it('breaks no ties among full-text matches with vector scores that stay within the margin', () => {
+    const query = 'what did Caroline paint';
+    // Two text hits tied on BM25; the second is a little closer by vector, but not clearly.
+    const first = hit('Caroline said she would paint again soon', 0.3, 5);
+    const second = hit('Caroline talked about the paint she bought', 0.34, 5);
+    const ranked = fuse([first, second, ...background(20)], { vectorActive: true, textActive: true, query });
+    assert.equal(ranked[0]!.score, ranked[1]!.score, 'still tied: the vector channel added nothing');
+    assert.equal(vectorEvidence(VECTOR_MARGIN, true), 0);
+    assert.equal(vectorEvidence(VECTOR_MARGIN, false), VECTOR_MARGIN, 'no margin when full text found nothing');
+    assert.equal(vectorEvidence(1, true), 1);
   });
 
   it('ranks by meaning when full text found nothing', () => {
