@@ -63,6 +63,8 @@ export interface LanceStoreOptions {
 const IN_CHUNK = 500;
 /** Fold unindexed rows into the full-text index once this many are scored outside it. */
 const TAIL_LIMIT = 500;
+/** How long a replaced table handle stays open for reads that started on it. */
+const RETIRED_HANDLE_MS = 30_000;
 const MIB = 1024 * 1024;
 
 export class LanceStore implements MemoryStore {
@@ -94,6 +96,8 @@ export class LanceStore implements MemoryStore {
   private readonly termStats = new TermStats();
   /** Versions appended since the versions table's full-text index last caught up. */
   private versionsUnindexed = 0;
+  /** Table handles replaced by refreshHandle, closed once searches started on them are surely done. */
+  private readonly retired = new Map<lancedb.Table, NodeJS.Timeout>();
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
@@ -239,11 +243,37 @@ export class LanceStore implements MemoryStore {
   async close(): Promise<void> {
     await this.writeChain.catch(() => {});
     await this.maintaining?.catch(() => {});
+    for (const [tbl, timer] of this.retired) {
+      clearTimeout(timer);
+      tbl.close();
+    }
+    this.retired.clear();
     this.versionsTbl?.close();
     this.currentTbl?.close();
     this.db?.close();
     this.versionsTbl = this.currentTbl = null;
     this.db = null;
+  }
+
+  /**
+   * Swap in a fresh handle of a table (called holding the write lock, after maintenance rewrote
+   * it). A handle that has seen many commits, compactions and index rebuilds searches far slower
+   * than a new one (100k memories after seeding: hybrid p50 21 ms on the old handle, 6 ms on a
+   * fresh one). Searches still running on the old handle finish on it; it is closed a little later.
+   */
+  private async refreshHandle(which: 'versions' | 'current'): Promise<void> {
+    const old = which === 'current' ? this.currentTbl : this.versionsTbl;
+    if (!old || !this.db) return;
+    const fresh = await this.db.openTable(which);
+    if (this.ftsReady.has(old)) this.ftsReady.add(fresh);
+    if (which === 'current') this.currentTbl = fresh;
+    else this.versionsTbl = fresh;
+    const timer = setTimeout(() => {
+      this.retired.delete(old);
+      old.close();
+    }, RETIRED_HANDLE_MS);
+    timer.unref();
+    this.retired.set(old, timer);
   }
 
   private tables(): { versions: lancedb.Table; current: lancedb.Table } {
@@ -596,8 +626,10 @@ export class LanceStore implements MemoryStore {
       optimized: async (table: 'current' | 'versions') => {
         const { versions, current } = this.tables();
         this.indexCaughtUp(table === 'current' ? current : versions);
+        await this.refreshHandle(table);
         if (table === 'current') await this.rebuildTermStats();
       },
+      refreshHandle: (table: 'current' | 'versions') => this.refreshHandle(table),
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,
