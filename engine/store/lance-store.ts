@@ -63,7 +63,7 @@ export interface LanceStoreOptions {
 const IN_CHUNK = 500;
 /** Fold unindexed rows into the full-text index once this many are scored outside it. */
 const TAIL_LIMIT = 500;
-/** How long a replaced table handle stays open for reads that started on it. */
+/** How long a replaced connection stays open for reads that started on it. */
 const RETIRED_HANDLE_MS = 30_000;
 const MIB = 1024 * 1024;
 
@@ -96,8 +96,8 @@ export class LanceStore implements MemoryStore {
   private readonly termStats = new TermStats();
   /** Versions appended since the versions table's full-text index last caught up. */
   private versionsUnindexed = 0;
-  /** Table handles replaced by refreshHandle, closed once searches started on them are surely done. */
-  private readonly retired = new Map<lancedb.Table, NodeJS.Timeout>();
+  /** Connections replaced by reconnect(), closed once reads started on them are surely done. */
+  private readonly retired = new Map<() => void, NodeJS.Timeout>();
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
@@ -115,10 +115,7 @@ export class LanceStore implements MemoryStore {
   async open(): Promise<void> {
     fs.mkdirSync(this.opts.dir, { recursive: true });
     await loadLanceRuntime();
-    const lancedb = lance();
-    const session = new lancedb.Session(BigInt(this.opts.indexCacheBytes), BigInt(this.opts.metadataCacheBytes));
-    // The session goes in the options: connect()'s separate session argument is not used for local paths.
-    this.db = await lancedb.connect(this.opts.dir, { session });
+    this.db = await this.connect();
     const names = await this.db.tableNames();
     this.versionsTbl = names.includes('versions') ? await this.db.openTable('versions') : await this.createTable('versions');
     let rebuild = false;
@@ -243,9 +240,9 @@ export class LanceStore implements MemoryStore {
   async close(): Promise<void> {
     await this.writeChain.catch(() => {});
     await this.maintaining?.catch(() => {});
-    for (const [tbl, timer] of this.retired) {
+    for (const [close, timer] of this.retired) {
       clearTimeout(timer);
-      tbl.close();
+      close();
     }
     this.retired.clear();
     this.versionsTbl?.close();
@@ -255,25 +252,44 @@ export class LanceStore implements MemoryStore {
     this.db = null;
   }
 
+  /** A connection with its own bounded caches. */
+  private async connect(): Promise<lancedb.Connection> {
+    const lancedb = lance();
+    const session = new lancedb.Session(BigInt(this.opts.indexCacheBytes), BigInt(this.opts.metadataCacheBytes));
+    // The session goes in the options: connect()'s separate session argument is not used for local paths.
+    return lancedb.connect(this.opts.dir, { session });
+  }
+
   /**
-   * Swap in a fresh handle of a table (called holding the write lock, after maintenance rewrote
-   * it). A handle that has seen many commits, compactions and index rebuilds searches far slower
-   * than a new one (100k memories after seeding: hybrid p50 21 ms on the old handle, 6 ms on a
-   * fresh one). Searches still running on the old handle finish on it; it is closed a little later.
+   * Swap in a new connection and table handles (called holding the write lock, after maintenance
+   * rewrote files and indexes). LanceDB's bounded index cache admits entries by how often they
+   * were used, so after many index rebuilds it stays full of pages of replaced indexes and keeps
+   * refusing the live ones: at 100k memories after seeding, each query reloaded index pages and a
+   * hybrid search took 20-25 ms p50 against 6-8 ms on a fresh connection. Reads already running
+   * finish on the old handles, which are closed a little later.
    */
-  private async refreshHandle(which: 'versions' | 'current'): Promise<void> {
-    const old = which === 'current' ? this.currentTbl : this.versionsTbl;
-    if (!old || !this.db) return;
-    const fresh = await this.db.openTable(which);
-    if (this.ftsReady.has(old)) this.ftsReady.add(fresh);
-    if (which === 'current') this.currentTbl = fresh;
-    else this.versionsTbl = fresh;
+  private async reconnect(): Promise<void> {
+    const old = { db: this.db, versions: this.versionsTbl, current: this.currentTbl };
+    if (!old.db || !old.versions || !old.current) return;
+    const db = await this.connect();
+    const versions = await db.openTable('versions');
+    const current = await db.openTable('current');
+    if (this.ftsReady.has(old.versions)) this.ftsReady.add(versions);
+    if (this.ftsReady.has(old.current)) this.ftsReady.add(current);
+    this.db = db;
+    this.versionsTbl = versions;
+    this.currentTbl = current;
+    const close = (): void => {
+      old.versions!.close();
+      old.current!.close();
+      old.db!.close();
+    };
     const timer = setTimeout(() => {
-      this.retired.delete(old);
-      old.close();
+      this.retired.delete(close);
+      close();
     }, RETIRED_HANDLE_MS);
     timer.unref();
-    this.retired.set(old, timer);
+    this.retired.set(close, timer);
   }
 
   private tables(): { versions: lancedb.Table; current: lancedb.Table } {
@@ -626,10 +642,9 @@ export class LanceStore implements MemoryStore {
       optimized: async (table: 'current' | 'versions') => {
         const { versions, current } = this.tables();
         this.indexCaughtUp(table === 'current' ? current : versions);
-        await this.refreshHandle(table);
         if (table === 'current') await this.rebuildTermStats();
       },
-      refreshHandle: (table: 'current' | 'versions') => this.refreshHandle(table),
+      reconnect: () => this.reconnect(),
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,

@@ -27,8 +27,8 @@ export interface UpkeepDeps {
   textBacklogDue(): boolean;
   /** Called holding the write lock right after a table was optimized (its indexes caught up). */
   optimized(table: 'current' | 'versions'): Promise<void>;
-  /** Swap in a fresh handle of a table (called holding the write lock). */
-  refreshHandle(table: 'current' | 'versions'): Promise<void>;
+  /** Swap in a fresh connection (called holding the write lock once upkeep rewrote anything). */
+  reconnect(): Promise<void>;
   log: Logger;
   compactEveryCommits: number;
   vectorIndexMinRows: number;
@@ -74,12 +74,10 @@ export async function runUpkeep(state: UpkeepState, deps: UpkeepDeps, force: boo
     deps.log.info('building the vector index', { ...plan });
     await current.createIndex('vector', { config: vectorIndex(plan), replace: true });
     state.vectorIndex = { ...plan, stale: false };
-    await deps.exclusive(async () => {
-      deps.saveMarker();
-      await deps.refreshHandle('current');
-    });
+    await deps.exclusive(async () => deps.saveMarker());
     report.vectorIndexBuilt = true;
   }
+  if (report.compacted || report.vectorIndexBuilt) await deps.exclusive(() => deps.reconnect());
   report.ms = performance.now() - t0;
   return report;
 }
