@@ -65,6 +65,12 @@ const IN_CHUNK = 500;
 const TAIL_LIMIT = 500;
 /** How long a replaced connection stays open for reads that started on it. */
 const RETIRED_HANDLE_MS = 30_000;
+/**
+ * Routine upkeep swaps in a fresh connection at most this often (each one starts with cold caches,
+ * and a steady stream of single writes makes upkeep run every few seconds); a rebuilt vector index
+ * or a forced pass always does.
+ */
+const RECONNECT_EVERY_MS = 120_000;
 const MIB = 1024 * 1024;
 
 export class LanceStore implements MemoryStore {
@@ -98,6 +104,8 @@ export class LanceStore implements MemoryStore {
   private versionsUnindexed = 0;
   /** Connections replaced by reconnect(), closed once reads started on them are surely done. */
   private readonly retired = new Map<() => void, NodeJS.Timeout>();
+  /** When the current connection was made. */
+  private connectedAt = 0;
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
@@ -255,6 +263,7 @@ export class LanceStore implements MemoryStore {
   /** A connection with its own bounded caches. */
   private async connect(): Promise<lancedb.Connection> {
     const lancedb = lance();
+    this.connectedAt = Date.now();
     const session = new lancedb.Session(BigInt(this.opts.indexCacheBytes), BigInt(this.opts.metadataCacheBytes));
     // The session goes in the options: connect()'s separate session argument is not used for local paths.
     return lancedb.connect(this.opts.dir, { session });
@@ -644,7 +653,7 @@ export class LanceStore implements MemoryStore {
         this.indexCaughtUp(table === 'current' ? current : versions);
         if (table === 'current') await this.rebuildTermStats();
       },
-      reconnect: () => this.reconnect(),
+      reconnect: (always: boolean) => (always || Date.now() - this.connectedAt >= RECONNECT_EVERY_MS ? this.reconnect() : Promise.resolve()),
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,

@@ -27,8 +27,11 @@ export interface UpkeepDeps {
   textBacklogDue(): boolean;
   /** Called holding the write lock right after a table was optimized (its indexes caught up). */
   optimized(table: 'current' | 'versions'): Promise<void>;
-  /** Swap in a fresh connection (called holding the write lock once upkeep rewrote anything). */
-  reconnect(): Promise<void>;
+  /**
+   * Swap in a fresh connection (called holding the write lock once upkeep rewrote anything); unless
+   * `always`, at most once per RECONNECT_EVERY_MS.
+   */
+  reconnect(always: boolean): Promise<void>;
   log: Logger;
   compactEveryCommits: number;
   vectorIndexMinRows: number;
@@ -77,7 +80,7 @@ export async function runUpkeep(state: UpkeepState, deps: UpkeepDeps, force: boo
     await deps.exclusive(async () => deps.saveMarker());
     report.vectorIndexBuilt = true;
   }
-  if (report.compacted || report.vectorIndexBuilt) await deps.exclusive(() => deps.reconnect());
+  if (report.compacted || report.vectorIndexBuilt) await deps.exclusive(() => deps.reconnect(force || report.vectorIndexBuilt));
   report.ms = performance.now() - t0;
   return report;
 }

@@ -112,6 +112,8 @@ interface Row {
   p99: number;
   requests: number;
   errors: number;
+  /** What the errors were: requests past autocannon's 10 s timeout (counted in its errors), non-2xx answers, other connection errors. */
+  errorKinds: string;
 }
 
 async function load(name: string, url: string, key: string, path_: string, body: () => string, opts: { overallRate?: number; connections?: number } = {}): Promise<Row> {
@@ -124,7 +126,15 @@ async function load(name: string, url: string, key: string, path_: string, body:
     requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, errors: result.errors + result.timeouts + result.non2xx };
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, errors: result.errors + result.non2xx, errorKinds: errorKinds(result) };
+}
+
+function errorKinds(r: { errors: number; timeouts: number; non2xx: number; statusCodeStats?: Partial<Record<string, { count?: number }>> }): string {
+  const statuses = Object.entries(r.statusCodeStats ?? {})
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, s]) => `${s?.count ?? 0}× ${code}`);
+  const parts = [...(r.timeouts > 0 ? [`${r.timeouts} timed out`] : []), ...statuses, ...(r.errors - r.timeouts > 0 ? [`${r.errors - r.timeouts} connection errors`] : [])];
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
 
 async function main(): Promise<void> {
@@ -155,7 +165,7 @@ async function main(): Promise<void> {
     const table = [
       '| workload | requests/s served | p50 ms | p99 ms | requests | errors |',
       '| --- | ---: | ---: | ---: | ---: | ---: |',
-      ...rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.requests} | ${r.errors} |`),
+      ...rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.requests} | ${r.errors}${r.errorKinds} |`),
     ].join('\n');
     const cpu = os.cpus();
     const section = [
