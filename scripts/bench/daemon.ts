@@ -188,8 +188,10 @@ async function main(): Promise<void> {
       const last = k === sizes.length - 1;
       progress(`daemon on ${size} memories: ${runs} recall hooks, ${runs} capture hooks, ${runs} × node -e 0`);
       daemon = await startDaemon(repoRoot, env, warm);
-      const status = await daemon.client.status<{ memories: { total: number }; model: { vector_index: boolean; state: string } }>();
+      const status = await daemon.client.status<{ memories: { total: number }; model: { vector_index: boolean; state: string; backlog: number } }>();
       if (status.memories.total < size) throw new Error(`the daemon sees ${status.memories.total} memories, expected ${size}`);
+      // Memories without a vector of the daemon's model would be embedded in the background during the timed runs.
+      if (status.model.backlog > 0) throw new Error(`the daemon has ${status.model.backlog} memories to embed: the seeding and the daemon disagree on the model`);
       const m = await measureSize(daemon, ctx, r, runs, size, tmp);
       progress(`  recall hook p50 ${m.recallHook.p50.toFixed(1)} p95 ${m.recallHook.p95.toFixed(1)} ms (${m.withContext}/${runs} with context); capture p95 ${m.captureHook.p95.toFixed(1)}; floor p50 ${m.floor.p50.toFixed(1)}`);
       if (last || k === 0) {
