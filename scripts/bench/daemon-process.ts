@@ -53,6 +53,7 @@ export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm
   // The first recall waits for the engine to open and the model to load; then one more warms the path.
   await client.recall(warm);
   await client.recall({ ...warm, prompt: `${String(warm.prompt)} again` });
+  await settle(proc.pid!);
   return {
     pid: proc.pid!,
     env,
@@ -65,28 +66,34 @@ export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm
   };
 }
 
+/** CPU time a process has used so far, ms (Linux /proc, user + system). */
+export function cpuMsOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+/** Settled: the daemon used less than this much CPU over one second. */
+export const SETTLED_CPU_MS_PER_S = 50;
+
+/**
+ * Wait until the daemon is idle: right after it starts on a large store it spends a few seconds
+ * of CPU in the background (at 100k memories, ~0.9 s of CPU over the first 10 s: reading the
+ * catalog and term statistics, the first upkeep pass), which would land in the first timed runs and
+ * slow the hooks and the `node -e 0` floor alike. Hooks meet a daemon that has long been running.
+ */
+export async function settle(pid: number, maxMs = 60_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) {
+    const c0 = cpuMsOf(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (cpuMsOf(pid) - c0 < SETTLED_CPU_MS_PER_S) return;
+  }
+}
+
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : NaN;
-}
-
-export interface Timed {
-  ms: number;
-  code: number | null;
-  stdout: string;
-}
-
-/** Run a command with `input` on stdin; wall time from spawn until it exited and its output closed. */
-export function timeProcess(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; input: string }): Promise<Timed> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'ignore'] });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, stdout }));
-    child.stdin.end(opts.input);
-  });
 }
 
 /** The hook bundle Claude Code would run for an event. */

@@ -1,4 +1,5 @@
 /** The daemon benchmark's results as the markdown section of BENCHMARKS.md. */
+import { SETTLED_CPU_MS_PER_S } from './daemon-process.js';
 import type { RecallProfile } from './daemon-profile.js';
 import { table } from './markdown.js';
 import type { RssReport } from './rss-probe.js';
@@ -100,8 +101,8 @@ export function renderDaemon(r: DaemonResults): string {
     '',
     `- Command: \`${r.command}\` (${r.durationSec.toFixed(0)} s), ${r.date}; load average at start ${r.load}`,
     `- Machine: ${r.machine}`,
-    `- Daemon: \`service daemon run\` as a child process on its own SERVICE_HOME, model \`${r.model}\` (random weights, all-MiniLM-L6-v2 shape and compute, fp32), default recall deadline and context budget. Every memory is in scope of the recall (90% project memories of the hooks' repository, 10% the user's personal ones).`,
-    `- Hooks: \`node dist/hooks-bundle/user-prompt-submit.cjs\` and \`post-tool-use.cjs\` spawned like Claude Code does (a new process per event, the event JSON on stdin), timed from spawn to exit; ${r.runs} runs each per size, every prompt distinct, interleaved with \`node -e 0\` runs measured the same way (the floor no hook can beat).`,
+    `- Daemon: \`service daemon run\` as a child process on its own SERVICE_HOME, model \`${r.model}\` (random weights, all-MiniLM-L6-v2 shape and compute, fp32), default recall deadline and context budget. Every memory is in scope of the recall (90% project memories of the hooks' repository, 10% the user's personal ones). Timing starts once the daemon is idle (under ${SETTLED_CPU_MS_PER_S} ms of CPU in a second) after its start and two warm-up recalls, as hooks meet a daemon that has been running.`,
+    `- Hooks: \`node dist/hooks-bundle/user-prompt-submit.cjs\` and \`post-tool-use.cjs\` spawned like Claude Code does (a new process per event, the event JSON on stdin), timed from spawn to exit by a small launcher process (so the benchmark's own size does not slow the fork); ${r.runs} runs each per size, every prompt distinct, interleaved with \`node -e 0\` runs measured the same way (the floor no hook can beat).`,
     '',
     table(
       ['target', 'measured', 'verdict'],

@@ -18,7 +18,8 @@ import { repoInfo } from '../../daemon/index.js';
 import { post } from '../../hooks/lib/http.js';
 import { resolvePaths } from '../../engine/index.js';
 import { profileRecall } from './daemon-profile.js';
-import { daemonEnv, hookScript, startDaemon, timeProcess, type BenchDaemon } from './daemon-process.js';
+import { daemonEnv, hookScript, startDaemon, type BenchDaemon } from './daemon-process.js';
+import { startLauncher, type Launcher } from './launcher.js';
 import { renderDaemon, type DaemonResults, type SizeRun } from './daemon-report.js';
 import { openSeeder } from './daemon-seed.js';
 import { postToolUse, promptText, sessionEvents, userPromptSubmit, type HookContext } from './daemon-workload.js';
@@ -74,7 +75,7 @@ function unreachableEnv(env: NodeJS.ProcessEnv, dir: string): NodeJS.ProcessEnv 
   return { ...env, SERVICE_HOME: home };
 }
 
-async function measureSize(d: BenchDaemon, ctx: HookContext, r: Rng, runs: number, size: number, tmp: string): Promise<Omit<SizeRun, 'size' | 'seed' | 'vectorIndex' | 'profile'> & { prompts: string[] }> {
+async function measureSize(launcher: Launcher, d: BenchDaemon, ctx: HookContext, r: Rng, runs: number, size: number, tmp: string): Promise<Omit<SizeRun, 'size' | 'seed' | 'vectorIndex' | 'profile'> & { prompts: string[] }> {
   const env = d.env;
   const noDaemon = unreachableEnv(env, tmp);
   const socket = resolvePaths(env.SERVICE_HOME!).socket;
@@ -88,12 +89,12 @@ async function measureSize(d: BenchDaemon, ctx: HookContext, r: Rng, runs: numbe
   for (let i = 0; i < runs; i++) {
     const prompt = promptText(r, size + i);
     prompts.push(prompt);
-    floor.push((await timeProcess(process.execPath, ['-e', '0'], { env, cwd: ctx.cwd, input: '' })).ms);
-    const rec = await timeProcess(process.execPath, [hookScript(repoRoot, 'UserPromptSubmit')], { env, cwd: ctx.cwd, input: JSON.stringify(userPromptSubmit(ctx, prompt)) });
+    floor.push((await launcher.time({ cmd: process.execPath, args: ['-e', '0'], env, cwd: ctx.cwd, input: '' })).ms);
+    const rec = await launcher.time({ cmd: process.execPath, args: [hookScript(repoRoot, 'UserPromptSubmit')], env, cwd: ctx.cwd, input: JSON.stringify(userPromptSubmit(ctx, prompt)) });
     recall.push(rec.ms);
     if (rec.code === 0 && rec.stdout.includes('additionalContext')) withContext++;
-    capture.push((await timeProcess(process.execPath, [hookScript(repoRoot, 'PostToolUse')], { env, cwd: ctx.cwd, input: JSON.stringify(postToolUse(ctx, r, i)) })).ms);
-    bare.push((await timeProcess(process.execPath, [hookScript(repoRoot, 'UserPromptSubmit')], { env: noDaemon, cwd: ctx.cwd, input: JSON.stringify(userPromptSubmit(ctx, prompt)) })).ms);
+    capture.push((await launcher.time({ cmd: process.execPath, args: [hookScript(repoRoot, 'PostToolUse')], env, cwd: ctx.cwd, input: JSON.stringify(postToolUse(ctx, r, i)) })).ms);
+    bare.push((await launcher.time({ cmd: process.execPath, args: [hookScript(repoRoot, 'UserPromptSubmit')], env: noDaemon, cwd: ctx.cwd, input: JSON.stringify(userPromptSubmit(ctx, prompt)) })).ms);
   }
   const direct = Array.from({ length: Math.min(runs, 50) }, (_, i) => userPromptSubmit(ctx, promptText(r, size + runs + i)));
   const recallRequest = await timeRequests(socket, '/v1/recall', direct);
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(ctx.transcript_path, '');
   const warm = userPromptSubmit(ctx, 'warm up: how do we handle caching');
   let daemon: BenchDaemon | null = null;
+  const launcher = startLauncher();
   try {
     progress(`idle daemon on an empty data dir (${home})`);
     daemon = await startDaemon(repoRoot, env, warm);
@@ -192,7 +194,7 @@ async function main(): Promise<void> {
       if (status.memories.total < size) throw new Error(`the daemon sees ${status.memories.total} memories, expected ${size}`);
       // Memories without a vector of the daemon's model would be embedded in the background during the timed runs.
       if (status.model.backlog > 0) throw new Error(`the daemon has ${status.model.backlog} memories to embed: the seeding and the daemon disagree on the model`);
-      const m = await measureSize(daemon, ctx, r, runs, size, tmp);
+      const m = await measureSize(launcher, daemon, ctx, r, runs, size, tmp);
       progress(`  recall hook p50 ${m.recallHook.p50.toFixed(1)} p95 ${m.recallHook.p95.toFixed(1)} ms (${m.withContext}/${runs} with context); capture p95 ${m.captureHook.p95.toFixed(1)}; floor p50 ${m.floor.p50.toFixed(1)}`);
       if (last || k === 0) {
         progress('flush throughput');
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await daemon?.stop();
+    launcher.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
