@@ -42,6 +42,12 @@ export const VECTOR_WEIGHT_FLOOR = 0.1;
  * worse than full text alone.
  */
 export const VECTOR_MARGIN = 0.25;
+/**
+ * Score of a candidate only the vector channel found, per unit of calibrated similarity, when it
+ * stays within the margin: it keeps a place after every full-text match instead of dropping out
+ * (a top_k that full text cannot fill is filled by meaning), without reordering anything.
+ */
+export const VECTOR_ONLY_FLOOR = 0.001;
 
 /**
  * The typical cosine similarity of an unrelated memory to this query: the median over the vector
@@ -114,9 +120,11 @@ export function fuse(hits: readonly StoreHit[], opts: FuseOptions): Ranked[] {
   const w = both ? vectorWeightFor(hits, opts.vectorWeight ?? 0.5, opts.query) : opts.vectorActive ? 1 : 0;
   return hits
     .map((h) => {
-      const v = h.vectorScore === null ? 0 : both ? vectorEvidence(calibrated(h.vectorScore, background), maxText > 0) : Math.max(0, Math.min(1, h.vectorScore));
+      const cal = h.vectorScore === null || !both ? 0 : calibrated(h.vectorScore, background);
+      const v = h.vectorScore === null ? 0 : both ? vectorEvidence(cal, maxText > 0) : Math.max(0, Math.min(1, h.vectorScore));
       const t = h.textScore === null || maxText === 0 ? 0 : h.textScore / maxText;
-      const score = w * v + (1 - w) * t;
+      let score = w * v + (1 - w) * t;
+      if (score === 0 && h.textScore === null) score = VECTOR_ONLY_FLOOR * cal;
       return { row: h.row, score: round(score), vectorScore: h.vectorScore, textScore: h.textScore };
     })
     .sort((a, b) => b.score - a.score || b.row.recorded_at - a.row.recorded_at);

@@ -46,6 +46,12 @@ describe('hybrid fusion', () => {
     assert.equal(vectorEvidence(VECTOR_MARGIN, true), 0);
     assert.equal(vectorEvidence(VECTOR_MARGIN, false), VECTOR_MARGIN, 'no margin when full text found nothing');
     assert.equal(vectorEvidence(1, true), 1);
+    // A candidate only the vector channel found, within the margin, still ranks after the text matches.
+    const vectorOnly = hit('Caroline has a cello at home', 0.35, null);
+    const withIt = fuse([first, second, vectorOnly, ...background(20)], { vectorActive: true, textActive: true, query });
+    const pos = withIt.findIndex((r) => r.row.version_id === vectorOnly.row.version_id);
+    assert.equal(pos, 2, 'after both text matches');
+    assert.ok(withIt[pos]!.score > 0, 'kept, not dropped');
   });
 
   it('ranks by meaning when full text found nothing', () => {
