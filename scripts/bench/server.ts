@@ -8,7 +8,7 @@
  * Options: --memories N (10000), --duration S (15), --rate R (200), --model DIR
  * (../shared/models/random-minilm-l6), --no-write (do not touch BENCHMARKS.md).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,9 @@ import autocannon from 'autocannon';
 import { LanceStore, MemoryEngine, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
 import { TenancyStore } from '../../server/index.js';
 import { writeBenchSection } from './markdown.js';
+import { Rng } from './rng.js';
+import { machineDescription } from './machine.js';
+import { startServe, stopChild, type Served } from './serve-process.js';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const { values } = parseArgs({
@@ -39,27 +42,15 @@ const CONNECTIONS = 10;
  */
 const RATE_CONNECTIONS = 50;
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run seeds the same text. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const TECH = ['postgres', 'redis', 'kafka', 'nats', 'sqlite', 'lancedb', 'pnpm', 'vitest', 'esbuild', 'docker', 'terraform', 'grpc', 'graphql', 'tailwind', 'react', 'express', 'zod', 'prisma', 'rust', 'go'];
 const AREA = ['billing', 'search', 'auth', 'onboarding', 'the api gateway', 'background jobs', 'the cli', 'metrics', 'deploys', 'caching', 'logging', 'the mobile app', 'exports', 'webhooks', 'the admin ui'];
 const WHY = ['it is faster under load', 'the team already knows it', 'it keeps latency predictable', 'it is simpler to operate', 'licensing is clear', 'tests run in seconds', 'it works offline', 'memory use stays flat'];
 const VERB = ['decided to use', 'moved to', 'standardised on', 'stopped using', 'prefer', 'must keep', 'benchmark', 'document'];
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-function memoryText(r: () => number, i: number): string {
-  return `Memory ${i}: we ${pick(r, VERB)} ${pick(r, TECH)} for ${pick(r, AREA)} because ${pick(r, WHY)}; owner team ${Math.floor(r() * 40)}.`;
+function memoryText(r: Rng, i: number): string {
+  return `Memory ${i}: we ${r.pick(VERB)} ${r.pick(TECH)} for ${r.pick(AREA)} because ${r.pick(WHY)}; owner team ${r.int(40)}.`;
 }
-function queryText(r: () => number): string {
-  return `why do we ${pick(r, VERB)} ${pick(r, TECH)} for ${pick(r, AREA)}`;
+function queryText(r: Rng): string {
+  return `why do we ${r.pick(VERB)} ${r.pick(TECH)} for ${r.pick(AREA)}`;
 }
 
 async function seed(dataDir: string): Promise<{ key: string; projectId: string; seedMs: number; indexMs: number }> {
@@ -72,7 +63,7 @@ async function seed(dataDir: string): Promise<{ key: string; projectId: string; 
     background: false,
   });
   await engine.open();
-  const r = rng(42);
+  const r = new Rng(42);
   const t0 = performance.now();
   const CHUNK = 512;
   for (let i = 0; i < N; i += CHUNK) {
@@ -89,20 +80,8 @@ async function seed(dataDir: string): Promise<{ key: string; projectId: string; 
   return { key: boot.secret, projectId: boot.project.project_id, seedMs, indexMs };
 }
 
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(repo, 'dist', 'cli', 'main.js'), 'serve', '--port', '0', '--data', dataDir], {
-    env: { ...process.env, SERVICE_HOME: path.join(dataDir, 'home'), SERVICE_MODEL_DIR: MODEL_DIR, SERVICE_OFFLINE: 'true', SERVICE_RATE_LIMIT_PER_MINUTE: '10000000', SERVICE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
+function startServer(dataDir: string): Promise<Served> {
+  return startServe(dataDir, { ...process.env, SERVICE_HOME: path.join(dataDir, 'home'), SERVICE_MODEL_DIR: MODEL_DIR, SERVICE_OFFLINE: 'true', SERVICE_RATE_LIMIT_PER_MINUTE: '10000000', SERVICE_LOG_LEVEL: 'warn' });
 }
 
 interface Row {
@@ -148,11 +127,11 @@ async function main(): Promise<void> {
     const { url } = started;
     const warm = await fetch(`${url}/v1/memories/search`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'warm up the model' }) });
     if (warm.status !== 200) throw new Error(`warm-up search answered ${warm.status}: ${await warm.text()}`);
-    const rAdd = rng(7);
+    const rAdd = new Rng(7);
     let added = 0;
     const rows: Row[] = [];
     rows.push(await load(`add (POST /v1/memories), ${CONNECTIONS} connections`, url, s.key, '/v1/memories', () => JSON.stringify({ user_id: `user-${added % 25}`, agent_id: 'bench', content: memoryText(rAdd, N + added++) })));
-    const rq = rng(9);
+    const rq = new Rng(9);
     rows.push(await load(`search (POST /v1/memories/search), ${CONNECTIONS} connections`, url, s.key, '/v1/memories/search', () => JSON.stringify({ query: queryText(rq) })));
     rows.push(await load(`search, ${RATE} requests/s offered (${RATE_CONNECTIONS} connections)`, url, s.key, '/v1/memories/search', () => JSON.stringify({ query: queryText(rq) }), { overallRate: RATE, connections: RATE_CONNECTIONS }));
     // The same rate with 50 repeated queries: their embeddings come from the engine's query
@@ -167,11 +146,10 @@ async function main(): Promise<void> {
       '| --- | ---: | ---: | ---: | ---: | ---: |',
       ...rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.requests} | ${r.errors}${r.errorKinds} |`),
     ].join('\n');
-    const cpu = os.cpus();
     const section = [
       '## Server: /v1 over HTTP (`npm run bench:server`)',
       '',
-      `${N.toLocaleString('en-US')} memories in one project (seeded through the engine's batch path in ${(s.seedMs / 1000).toFixed(1)} s, index build ${(s.indexMs / 1000).toFixed(1)} s), model \`${path.basename(MODEL_DIR)}\` (random weights, the shape and compute of all-MiniLM-L6-v2, fp32), server as a child process, load from autocannon (${CONNECTIONS} connections; fixed-rate runs ${RATE_CONNECTIONS}), ${DURATION} s per run, every request a distinct text (the query cache rarely helps). Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load generator and server on the same machine.`,
+      `${N.toLocaleString('en-US')} memories in one project (seeded through the engine's batch path in ${(s.seedMs / 1000).toFixed(1)} s, index build ${(s.indexMs / 1000).toFixed(1)} s), model \`${path.basename(MODEL_DIR)}\` (random weights, the shape and compute of all-MiniLM-L6-v2, fp32), server as a child process, load from autocannon (${CONNECTIONS} connections; fixed-rate runs ${RATE_CONNECTIONS}), ${DURATION} s per run, every request a distinct text (the query cache rarely helps). Machine: ${machineDescription()}, load generator and server on the same machine.`,
       '',
       table,
       '',
@@ -182,11 +160,7 @@ async function main(): Promise<void> {
     console.log(`\n${section}\n`);
     if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'server', section);
   } finally {
-    if (child) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopChild(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

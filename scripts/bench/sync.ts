@@ -15,7 +15,7 @@
  *
  * Options: --memories N (10000), --edits E (1000), --batch B (200), --model DIR, --no-write.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,9 @@ import { parseArgs } from 'node:util';
 import { contentHash, exportLine, LanceStore, MemoryEngine, resolveModelSpec, TransformersEmbedder, uuidv7, type Embedder } from '../../engine/index.js';
 import { HttpTransport, SyncService, type RoundReport } from '../../sync/index.js';
 import { startFaultProxy, type FaultProxy } from '../../test/helpers/fault-proxy.js';
+import { machineDescription } from './machine.js';
 import { writeBenchSection } from './markdown.js';
+import { startServe, stopChild } from './serve-process.js';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const { values } = parseArgs({
@@ -47,21 +49,12 @@ function text(i: number): string {
   return `Memory ${i}: we decided to use ${TECH[i % TECH.length]} for ${AREA[(i * 7) % AREA.length]} because it keeps latency predictable; owner team ${i % 40}.`;
 }
 
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
+async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, SERVICE_HOME: path.join(dataDir, 'home'), SERVICE_OFFLINE: 'true', SERVICE_RATE_LIMIT_PER_MINUTE: '10000000', SERVICE_LOG_LEVEL: 'warn', SERVICE_TELEMETRY: 'false' };
   if (MODEL_DIR) env.SERVICE_MODEL_DIR = MODEL_DIR;
   else delete env.SERVICE_MODEL_DIR;
-  const child = spawn(process.execPath, [path.join(repo, 'dist', 'cli', 'main.js'), 'serve', '--port', '0', '--data', dataDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      const k = /^\s+(\S{20,})\s*$/m.exec(out);
-      if (m && k) resolve({ child, url: m[1]!, key: k[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
+  const s = await startServe(dataDir, env, { withKey: true });
+  return { child: s.child, url: s.url, key: s.key! };
 }
 
 interface Machine {
@@ -218,11 +211,10 @@ async function main(): Promise<void> {
       '| --- | ---: | ---: | ---: | ---: |',
       ...rows.map((r) => `| ${r.label} | ${r.versions.toLocaleString('en-US')} | ${(r.ms / 1000).toFixed(2)} s | ${Math.round((r.versions / r.ms) * 1000).toLocaleString('en-US')} | ${Math.round((r.up + r.down) / r.versions)} (${Math.round(r.up / r.versions)} + ${Math.round(r.down / r.versions)}) |`),
     ].join('\n');
-    const cpu = os.cpus();
     const section = [
       '## Sync: push, pull, bootstrap (`npm run bench:sync`)',
       '',
-      `Two machines (engine on LanceDB in a temp dir, the real sync loop and undici transport) and \`service serve\` as a child process on loopback, with a counting TCP proxy between them: bytes are TCP payload in both directions, HTTP headers included. Push batches of ${BATCH} versions; pull pages of 1,000 events. ${MODEL_DIR ? `Model \`${path.basename(MODEL_DIR)}\` on both machines and the server.` : 'No embedding model anywhere (null embedder on the machines; the server runs with `SERVICE_OFFLINE=true` and no model, storing versions without vectors), so the numbers are sync’s and the store’s, not the model’s.'} Each memory is one version whose export line is ${Math.round(lines.reduce((n, l) => n + Buffer.byteLength(l), 0) / lines.length)} bytes of JSON (content ~130 characters plus ids, times, source, metadata). Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}.`,
+      `Two machines (engine on LanceDB in a temp dir, the real sync loop and undici transport) and \`service serve\` as a child process on loopback, with a counting TCP proxy between them: bytes are TCP payload in both directions, HTTP headers included. Push batches of ${BATCH} versions; pull pages of 1,000 events. ${MODEL_DIR ? `Model \`${path.basename(MODEL_DIR)}\` on both machines and the server.` : 'No embedding model anywhere (null embedder on the machines; the server runs with `SERVICE_OFFLINE=true` and no model, storing versions without vectors), so the numbers are sync’s and the store’s, not the model’s.'} Each memory is one version whose export line is ${Math.round(lines.reduce((n, l) => n + Buffer.byteLength(l), 0) / lines.length)} bytes of JSON (content ~130 characters plus ids, times, source, metadata). Machine: ${machineDescription()}.`,
       '',
       table,
       '',
@@ -233,11 +225,7 @@ async function main(): Promise<void> {
     console.log(`\n${section}\n`);
     if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'sync', section);
   } finally {
-    if (child) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopChild(child);
     await embedder?.close();
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -9,37 +9,15 @@ import type { ExportJob } from '../../api/index.js';
 import { ImportProgress } from '../../daemon/import-progress.js';
 import { jobsStatus } from '../../daemon/status.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { importLine } from '../helpers/rows.js';
 
 function job(status: ExportJob['status'], count: number): ExportJob {
   return { export_id: randomUUID(), status, created_at: '2026-01-01T00:00:00.000Z', started_at: status === 'PENDING' ? null : '2026-01-01T00:00:01.000Z', finished_at: null, count, bytes: 0, error: null, owner: 'local' };
 }
 
 function versionLine(i: number): string {
-  const now = new Date().toISOString();
-  return JSON.stringify({
-    kind: 'version',
-    version_id: randomUUID(),
-    memory_id: randomUUID(),
-    version: 1,
-    tx: 1,
-    content: `imported note number ${i} about the build cache`,
-    user_id: 'tester',
-    agent_id: null,
-    app_id: null,
-    run_id: null,
-    space: 'project',
-    repo: 'github.com/acme/shop',
-    dir: '.',
-    category: 'note',
-    metadata: {},
-    source: { kind: 'import' },
-    valid_from: now,
-    valid_to: null,
-    recorded_at: now,
-    created_at: now,
-    deleted: false,
-    block: null,
-  });
+  const now = Date.now();
+  return importLine({ content: `imported note number ${i} about the build cache`, user_id: 'tester', repo: 'github.com/acme/shop', dir: '.', category: 'note', source: { kind: 'import' }, valid_from: now, recorded_at: now, created_at: now });
 }
 
 describe('import progress', () => {

@@ -6,6 +6,7 @@
  * wire"). Faults are drawn from a seeded generator, so a failing run can be replayed.
  */
 import net from 'node:net';
+import { Rng } from '../../scripts/bench/rng.js';
 
 export type Fault = 'pass' | 'reset' | 'drop-request' | 'drop-response' | 'http500' | 'stall';
 
@@ -27,16 +28,10 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-/** Mulberry32: a tiny seeded generator for reproducible fault schedules. */
+/** A seeded generator for reproducible fault schedules. */
 export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 /** A fault schedule: each connection gets `fault` with its weight (the rest pass). */

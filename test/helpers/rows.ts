@@ -1,5 +1,5 @@
 import type { PlannedRow } from '../../engine/index.js';
-import { contentHash, uuidv7 } from '../../engine/index.js';
+import { contentHash, exportLine, uuidv7 } from '../../engine/index.js';
 
 /** A version-1 row for store tests; override any field. */
 export function row(over: Partial<PlannedRow> = {}): PlannedRow {
@@ -34,4 +34,9 @@ export function row(over: Partial<PlannedRow> = {}): PlannedRow {
     embed_model: null,
     ...over,
   };
+}
+
+/** One NDJSON line of an import (the export format) for a version-1 row; override any field. */
+export function importLine(over: Partial<PlannedRow> = {}): string {
+  return JSON.stringify(exportLine({ ...row(over), seq: 0 }));
 }
