@@ -45,7 +45,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   if (!lock.acquired) return { started: false, holder: lock.holder };
 
   const embedder =
-    opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, offline: config.offline, cacheDir: paths.modelCache, logger });
+    opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, dtype: config.modelDtype, offline: config.offline, cacheDir: paths.modelCache, logger });
   const extractor = opts.extractor ?? extractorFor(config, paths.stateDir, embedder, logger);
   const daemon = new Daemon({ config, paths, logger, embedder, extractor, version: opts.version });
   const telemetry = createTelemetry(config, opts.version, logger);

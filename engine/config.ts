@@ -161,6 +161,15 @@ export const CONFIG_SCHEMA = {
     group: 'model',
     description: 'A local model folder in the transformers.js layout, used with no network access at all.',
   },
+  modelDtype: {
+    env: 'SERVICE_MODEL_DTYPE',
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'q8', 'fp32'],
+    group: 'model',
+    description:
+      'Model weights: `auto` takes the int8 file of a hub model, and the files a local folder has (its int8 file if any); `q8` also makes an int8 copy of a local fp32-only folder once, in the model cache (about 2× faster and a quarter of the memory); `fp32` takes the full-precision file.',
+  },
   offline: {
     env: 'SERVICE_OFFLINE',
     kind: 'bool',

@@ -15,6 +15,11 @@ export interface ModelSpec {
   dim: number;
   pooling: 'mean' | 'cls';
   dtype: 'fp32' | 'q8';
+  /**
+   * A local folder with only an fp32 file to quantize to int8 before loading (the copy is made
+   * once, in the model cache; see quantize.ts); null otherwise.
+   */
+  quantizeFrom: string | null;
   queryPrefix: string;
   documentPrefix: string;
   /** Tokens kept per text; longer text is truncated (quadratic attention cost). */
@@ -63,11 +68,15 @@ function readHidden(configFile: string): number | null {
   }
 }
 
+/** SERVICE_MODEL_DTYPE: which weights to run (see the config table). */
+export type ModelDtypeChoice = 'auto' | 'q8' | 'fp32';
+
 /**
  * Resolve the model to use. A local folder wins over a hub id. For a hub model the cache folder is
  * consulted for its size; unknown uncached models assume 384 until loaded.
  */
-export function resolveModelSpec(opts: { model: string; modelDir: string; cacheDir: string }): ModelSpec {
+export function resolveModelSpec(opts: { model: string; modelDir: string; cacheDir: string; dtype?: ModelDtypeChoice }): ModelSpec {
+  const choice = opts.dtype ?? 'auto';
   if (opts.modelDir) {
     const dir = path.resolve(opts.modelDir);
     const name = path.basename(dir);
@@ -80,7 +89,8 @@ export function resolveModelSpec(opts: { model: string; modelDir: string; cacheD
       localRoot: path.dirname(dir),
       dim: readHidden(path.join(dir, 'config.json')) ?? DEFAULT_DIM,
       pooling: fam.pooling,
-      dtype: hasQ8 && !hasFp32 ? 'q8' : 'fp32',
+      dtype: localDtype(choice, hasFp32, hasQ8),
+      quantizeFrom: choice === 'q8' && hasFp32 && !hasQ8 ? dir : null,
       queryPrefix: fam.queryPrefix,
       documentPrefix: fam.documentPrefix,
       maxTokens: 256,
@@ -93,9 +103,17 @@ export function resolveModelSpec(opts: { model: string; modelDir: string; cacheD
     localRoot: null,
     dim: KNOWN_DIMS[opts.model] ?? readHidden(path.join(opts.cacheDir, opts.model, 'config.json')) ?? DEFAULT_DIM,
     pooling: fam.pooling,
-    dtype: 'q8',
+    dtype: choice === 'fp32' ? 'fp32' : 'q8',
+    quantizeFrom: null,
     queryPrefix: fam.queryPrefix,
     documentPrefix: fam.documentPrefix,
     maxTokens: 256,
   };
+}
+
+/** Which file of a local folder to load: the one asked for when it exists (q8 can be made from fp32). */
+function localDtype(choice: ModelDtypeChoice, hasFp32: boolean, hasQ8: boolean): 'fp32' | 'q8' {
+  if (choice === 'q8') return hasQ8 || hasFp32 ? 'q8' : 'fp32';
+  if (choice === 'fp32') return hasFp32 || !hasQ8 ? 'fp32' : 'q8';
+  return hasQ8 && !hasFp32 ? 'q8' : 'fp32';
 }

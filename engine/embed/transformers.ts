@@ -3,9 +3,11 @@
  * `ready()` or embed call starts it; hub models are downloaded once into the data directory's model
  * cache with progress reported through `onState`. A local model folder is loaded with no network.
  */
+import path from 'node:path';
 import { silentLogger, type Logger } from '../log.js';
 import { EngineError } from '../errors.js';
 import type { ModelSpec } from './model-spec.js';
+import { quantizedModelFolder } from './quantize.js';
 import type { Embedder, EmbedderState } from './types.js';
 
 export interface TransformersEmbedderOptions {
@@ -96,8 +98,14 @@ export class TransformersEmbedder implements Embedder {
     const { spec } = this.opts;
     const t = await import('@huggingface/transformers');
     t.env.allowLocalModels = true;
-    if (spec.localRoot) {
-      t.env.localModelPath = spec.localRoot.endsWith('/') ? spec.localRoot : `${spec.localRoot}/`;
+    let localRoot = spec.localRoot;
+    if (spec.quantizeFrom) {
+      const t0 = performance.now();
+      localRoot = path.dirname(await quantizedModelFolder(spec.quantizeFrom, path.join(this.opts.cacheDir, 'quantized')));
+      this.log.info('int8 copy of the model ready', { from: spec.quantizeFrom, ms: Math.round(performance.now() - t0) });
+    }
+    if (localRoot) {
+      t.env.localModelPath = localRoot.endsWith('/') ? localRoot : `${localRoot}/`;
       t.env.allowRemoteModels = false;
     } else {
       t.env.cacheDir = this.opts.cacheDir;
@@ -106,7 +114,7 @@ export class TransformersEmbedder implements Embedder {
     }
     const pipe = await t.pipeline('feature-extraction', spec.name, {
       dtype: spec.dtype,
-      local_files_only: spec.localRoot !== null || Boolean(this.opts.offline),
+      local_files_only: localRoot !== null || Boolean(this.opts.offline),
       session_options: { enableCpuMemArena: false },
       progress_callback: (p: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => {
         if (p.status === 'progress' || p.status === 'progress_total') {

@@ -1,8 +1,10 @@
 /**
  * Where the daemon's socket is. Mirrors engine/paths.ts `socketPath` (hooks import nothing of
  * ours); test/hooks/paths.test.ts keeps the two in agreement.
+ *
+ * node:crypto is loaded only for a data dir whose socket path is too long (the rare case): every
+ * module a hook loads at start adds to the time Claude Code waits for it.
  */
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -11,9 +13,10 @@ export function serviceHome(env: NodeJS.ProcessEnv): string {
   return path.resolve(h && h.trim() ? h : path.join(os.homedir(), '.memory-service'));
 }
 
-export function hookSocketPath(home: string): string {
+export async function hookSocketPath(home: string): Promise<string> {
   const inside = path.join(home, 'daemon.sock');
   if (Buffer.byteLength(inside) <= 100) return inside;
+  const { createHash } = await import('node:crypto');
   const hash = createHash('sha256').update(path.resolve(home)).digest('hex').slice(0, 16);
   return path.join(os.tmpdir(), `memory-service-${hash}.sock`);
 }

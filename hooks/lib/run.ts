@@ -8,7 +8,6 @@
  * - recall hooks (synchronous): one short attempt; if the daemon is down, start it for next time
  *   and print nothing now.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { post, Unreachable } from './http.js';
@@ -55,8 +54,12 @@ function cliCommand(env: NodeJS.ProcessEnv): { cmd: string; args: string[] } {
   return { cmd: 'service', args: [] };
 }
 
-/** Start the daemon in the background (detached, no waiting). Rate-limited by a marker file. */
-export function startDaemon(home: string, env: NodeJS.ProcessEnv): void {
+/**
+ * Start the daemon in the background (detached; resolves once it is spawned, not once it runs).
+ * Rate-limited by a marker file. node:child_process is loaded here, not at start: only a hook that
+ * finds no daemon needs it.
+ */
+export async function startDaemon(home: string, env: NodeJS.ProcessEnv): Promise<void> {
   const marker = path.join(home, 'state', 'spawn.at');
   try {
     const last = Number(fs.readFileSync(marker, 'utf8'));
@@ -68,6 +71,7 @@ export function startDaemon(home: string, env: NodeJS.ProcessEnv): void {
     fs.mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
     fs.writeFileSync(marker, String(Date.now()));
     const { cmd, args } = cliCommand(env);
+    const { spawn } = await import('node:child_process');
     const child = spawn(cmd, [...args, 'daemon', 'run', '--background'], { detached: true, stdio: 'ignore', env });
     child.on('error', () => {});
     child.unref();
@@ -94,7 +98,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
     }
     if (typeof payload.hook_event_name !== 'string') payload.hook_event_name = eventName;
     const home = serviceHome(env);
-    const socket = hookSocketPath(home);
+    const socket = await hookSocketPath(home);
     if (kind === 'recall') {
       const timeout = Number(env.SERVICE_RECALL_TIMEOUT_MS) || (eventName === 'SessionStart' ? 1500 : 800);
       try {
@@ -104,7 +108,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
           if (ctx) await new Promise<void>((resolve) => process.stdout.write(output(eventName, ctx), () => resolve()));
         }
       } catch (err) {
-        if (err instanceof Unreachable) startDaemon(home, env);
+        if (err instanceof Unreachable) await startDaemon(home, env);
       }
       return;
     }
@@ -118,7 +122,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
       } catch (err) {
         if (!(err instanceof Unreachable) || Date.now() + wait > deadline) return;
         if (!spawned) {
-          startDaemon(home, env);
+          await startDaemon(home, env);
           spawned = true;
         }
         await new Promise((r) => setTimeout(r, wait));

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DaemonClient } from '../../daemon/client.js';
-import { resolvePaths } from '../../engine/index.js';
+import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 
 export interface BenchDaemon {
   pid: number;
@@ -18,12 +18,13 @@ export interface BenchDaemon {
   stop(): Promise<void>;
 }
 
-export function daemonEnv(repoRoot: string, home: string, modelDir: string, userId: string): NodeJS.ProcessEnv {
+export function daemonEnv(repoRoot: string, home: string, modelDir: string, userId: string, dtype: ModelDtypeChoice = 'auto'): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     SERVICE_HOME: home,
     SERVICE_MODEL_DIR: modelDir,
+    SERVICE_MODEL_DTYPE: dtype,
     SERVICE_OFFLINE: 'true',
     SERVICE_USER_ID: userId,
     SERVICE_TELEMETRY: 'false',

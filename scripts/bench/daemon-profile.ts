@@ -3,7 +3,7 @@
  * (with the daemon stopped): embedding the prompt, the hybrid search, and assembling the context
  * block, each on its own, with the same engine, model, filter and options the daemon uses.
  */
-import { createEmbedder, LanceStore, MemoryEngine, resolvePaths } from '../../engine/index.js';
+import { createEmbedder, LanceStore, MemoryEngine, resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 import { recall } from '../../daemon/recall.js';
 import type { RepoInfo } from '../../daemon/index.js';
 import { summarize, type Summary } from './stats.js';
@@ -21,9 +21,9 @@ export interface RecallProfile {
   items: number;
 }
 
-export async function profileRecall(opts: { home: string; modelDir: string; userId: string; repo: RepoInfo; prompts: readonly string[]; contextTokens: number }): Promise<RecallProfile> {
+export async function profileRecall(opts: { home: string; modelDir: string; dtype: ModelDtypeChoice; userId: string; repo: RepoInfo; prompts: readonly string[]; contextTokens: number }): Promise<RecallProfile> {
   const paths = resolvePaths(opts.home);
-  const embedder = createEmbedder({ model: '', modelDir: opts.modelDir, offline: true, cacheDir: paths.modelCache });
+  const embedder = createEmbedder({ model: '', modelDir: opts.modelDir, dtype: opts.dtype, offline: true, cacheDir: paths.modelCache });
   await embedder.ready();
   const engine = new MemoryEngine({ store: new LanceStore({ dir: paths.lanceDir, dim: embedder.dim }), embedder, background: false });
   await engine.open();

@@ -1,7 +1,9 @@
 /** The daemon benchmark's results as the markdown section of BENCHMARKS.md. */
 import { SETTLED_CPU_MS_PER_S } from './daemon-process.js';
 import type { RecallProfile } from './daemon-profile.js';
+import type { ModelDtypeChoice } from '../../engine/index.js';
 import { table } from './markdown.js';
+import { modelDescription } from './model-choice.js';
 import type { RssReport } from './rss-probe.js';
 import { mb, ms, type Summary } from './stats.js';
 
@@ -33,6 +35,7 @@ export interface DaemonResults {
   load: string;
   durationSec: number;
   model: string;
+  dtype: ModelDtypeChoice;
   runs: number;
   idleRss: number;
   sizes: SizeRun[];
@@ -101,7 +104,7 @@ export function renderDaemon(r: DaemonResults): string {
     '',
     `- Command: \`${r.command}\` (${r.durationSec.toFixed(0)} s), ${r.date}; load average at start ${r.load}`,
     `- Machine: ${r.machine}`,
-    `- Daemon: \`service daemon run\` as a child process on its own SERVICE_HOME, model \`${r.model}\` (random weights, all-MiniLM-L6-v2 shape and compute, fp32), default recall deadline and context budget. Every memory is in scope of the recall (90% project memories of the hooks' repository, 10% the user's personal ones). Timing starts once the daemon is idle (under ${SETTLED_CPU_MS_PER_S} ms of CPU in a second) after its start and two warm-up recalls, as hooks meet a daemon that has been running.`,
+    `- Daemon: \`service daemon run\` as a child process on its own SERVICE_HOME, model ${modelDescription(r.model, r.dtype)}, default recall deadline and context budget. Every memory is in scope of the recall (90% project memories of the hooks' repository, 10% the user's personal ones). Timing starts once the daemon is idle (under ${SETTLED_CPU_MS_PER_S} ms of CPU in a second) after its start and two warm-up recalls, as hooks meet a daemon that has been running.`,
     `- Hooks: \`node dist/hooks-bundle/user-prompt-submit.cjs\` and \`post-tool-use.cjs\` spawned like Claude Code does (a new process per event, the event JSON on stdin), timed from spawn to exit by a small launcher process (so the benchmark's own size does not slow the fork); ${r.runs} runs each per size, every prompt distinct, interleaved with \`node -e 0\` runs measured the same way (the floor no hook can beat).`,
     '',
     table(
@@ -146,7 +149,7 @@ export function renderDaemon(r: DaemonResults): string {
     '',
     '- Hook wall times include starting Node, which this machine measures at the floor column; a hook cannot be faster than that. Claude Code also waits for the hook\'s stdout to close, as measured here.',
     '- A recall that is not answered within the daemon\'s deadline returns nothing: the "with context" column counts the runs that did print context, so a fast empty answer is not counted as success.',
-    '- The model has random weights: its timings stand for all-MiniLM-L6-v2 in fp32 (the real default is the int8 build, faster); what it retrieves is not meaningful.',
+    '- The model has random weights: its timings stand for all-MiniLM-L6-v2 at the same precision; what it retrieves is not meaningful.',
     '- This is a shared 2-core machine: other processes add noise, most visible at p99; compare runs on the same machine.',
   ].join('\n');
 }

@@ -8,7 +8,7 @@
  * Every memory is in scope of the benchmark's recall: 90% are project memories of the repository
  * the hooks run in, 10% the user's personal memories, so a recall at 100k searches all 100k.
  */
-import { createEmbedder, LanceStore, MemoryEngine, resolvePaths, uuidv7, type Embedder } from '../../engine/index.js';
+import { createEmbedder, LanceStore, MemoryEngine, resolvePaths, uuidv7, type Embedder, type ModelDtypeChoice } from '../../engine/index.js';
 import { fragmentPool, memoryText, pairOf } from './corpus.js';
 import { PooledEmbedder } from './pooled-embedder.js';
 import { Rng } from './rng.js';
@@ -23,6 +23,7 @@ const MAINTAIN_EVERY = 20_000;
 export interface SeedTarget {
   home: string;
   modelDir: string;
+  dtype: ModelDtypeChoice;
   userId: string;
   repo: string;
 }
@@ -35,7 +36,7 @@ export interface Seeder {
 }
 
 export async function openSeeder(t: SeedTarget, opts: { poolSize: number; seed: number }): Promise<Seeder> {
-  const embedder: Embedder = createEmbedder({ model: '', modelDir: t.modelDir, offline: true, cacheDir: resolvePaths(t.home).modelCache });
+  const embedder: Embedder = createEmbedder({ model: '', modelDir: t.modelDir, dtype: t.dtype, offline: true, cacheDir: resolvePaths(t.home).modelCache });
   await embedder.ready();
   const pool = fragmentPool(opts.seed, opts.poolSize);
   const pooled = new PooledEmbedder(embedder, pool);

@@ -7,7 +7,7 @@
  *
  *   npm run bench:daemon                 1k, 10k, 100k (writes BENCHMARKS.md)
  *   npm run bench:daemon -- --quick      1k and 10k, 20 runs each (prints only)
- *   options: --sizes 1000,10000, --runs N, --model-dir DIR, --write / --no-write
+ *   options: --sizes 1000,10000, --runs N, --model-dir DIR, --dtype q8|fp32 (default q8), --write / --no-write
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoInfo } from '../../daemon/index.js';
 import { post } from '../../hooks/lib/http.js';
-import { resolvePaths } from '../../engine/index.js';
+import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 import { profileRecall } from './daemon-profile.js';
 import { daemonEnv, hookScript, startDaemon, type BenchDaemon } from './daemon-process.js';
 import { startLauncher, type Launcher } from './launcher.js';
@@ -24,6 +24,7 @@ import { renderDaemon, type DaemonResults, type SizeRun } from './daemon-report.
 import { openSeeder } from './daemon-seed.js';
 import { postToolUse, promptText, sessionEvents, userPromptSubmit, type HookContext } from './daemon-workload.js';
 import { machineDescription } from './machine.js';
+import { modelDtype } from './model-choice.js';
 import { writeBenchSection } from './markdown.js';
 import { Rng } from './rng.js';
 import type { RssReport } from './rss-probe.js';
@@ -134,9 +135,9 @@ async function measureFlush(d: BenchDaemon, cwd: string, r: Rng, sessions: numbe
 }
 
 /** RSS of a fresh process as it opens the store, loads the model and searches (rss-probe.ts). */
-function probeRss(home: string, modelDir: string): RssReport | null {
+function probeRss(home: string, modelDir: string, dtype: ModelDtypeChoice): RssReport | null {
   const paths = resolvePaths(home);
-  const res = spawnSync(process.execPath, [path.join(here, 'rss-probe.js'), '--db', paths.lanceDir, '--model-dir', modelDir, '--cache', paths.modelCache, '--searches', '200'], { encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [path.join(here, 'rss-probe.js'), '--db', paths.lanceDir, '--model-dir', modelDir, '--cache', paths.modelCache, '--dtype', dtype, '--searches', '200'], { encoding: 'utf8' });
   try {
     return JSON.parse(res.stdout.trim().split('\n').pop() ?? '') as RssReport;
   } catch {
@@ -152,6 +153,7 @@ async function main(): Promise<void> {
       sizes: { type: 'string' },
       runs: { type: 'string' },
       'model-dir': { type: 'string' },
+      dtype: { type: 'string', default: 'q8' },
       write: { type: 'boolean' },
       'no-write': { type: 'boolean', default: false },
     },
@@ -161,13 +163,14 @@ async function main(): Promise<void> {
   const sizes = (values.sizes ?? (quick ? '1000,10000' : '1000,10000,100000')).split(',').map(Number);
   const runs = Number(values.runs ?? (quick ? 20 : 100));
   const modelDir = path.resolve(values['model-dir'] ?? path.join(repoRoot, '..', 'shared', 'models', 'random-minilm-l6'));
+  const dtype = modelDtype(values.dtype);
   const started = performance.now();
   const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-daemon-'));
   const home = path.join(tmp, 'home');
   const cwd = makeRepo(tmp);
   const repo = repoInfo(cwd);
-  const env = daemonEnv(repoRoot, home, modelDir, USER);
+  const env = daemonEnv(repoRoot, home, modelDir, USER, dtype);
   const r = new Rng(SEED);
   const ctx: HookContext = { session_id: `bench-session-${SEED}`, cwd, transcript_path: path.join(tmp, 'transcript.jsonl') };
   fs.writeFileSync(ctx.transcript_path, '');
@@ -181,7 +184,7 @@ async function main(): Promise<void> {
     await daemon.stop();
     daemon = null;
 
-    const seeder = await openSeeder({ home, modelDir, userId: USER, repo: repo.repo! }, { poolSize: 3000, seed: SEED });
+    const seeder = await openSeeder({ home, modelDir, dtype, userId: USER, repo: repo.repo! }, { poolSize: 3000, seed: SEED });
     const results: SizeRun[] = [];
     const flush: DaemonResults['flush'] = [];
     for (const [k, size] of sizes.entries()) {
@@ -207,13 +210,13 @@ async function main(): Promise<void> {
       // The next daemon starts with an empty journal: no replayed events to flush while timing.
       for (const dir of [resolvePaths(home).journalDir, resolvePaths(home).stateDir]) fs.rmSync(dir, { recursive: true, force: true });
       progress('  in-process breakdown on the same data dir');
-      const profile = await profileRecall({ home, modelDir, userId: USER, repo, prompts: m.prompts.slice(0, 40), contextTokens: CONTEXT_TOKENS });
+      const profile = await profileRecall({ home, modelDir, dtype, userId: USER, repo, prompts: m.prompts.slice(0, 40), contextTokens: CONTEXT_TOKENS });
       const { prompts: _prompts, ...rest } = m;
       results.push({ size, seed, vectorIndex: status.model.vector_index, profile, ...rest });
     }
     await seeder.close();
     progress('memory of a daemon-like process, step by step');
-    const rssParts = probeRss(home, modelDir);
+    const rssParts = probeRss(home, modelDir, dtype);
     const out: DaemonResults = {
       command: `npm run bench:daemon${quick ? ' -- --quick' : ''}`,
       date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
@@ -221,6 +224,7 @@ async function main(): Promise<void> {
       load,
       durationSec: (performance.now() - started) / 1000,
       model: path.basename(modelDir),
+      dtype,
       runs,
       idleRss,
       sizes: results,

@@ -3,11 +3,11 @@
  * model and serves searches; it prints one JSON line with RSS at each step. Run by engine.ts as a
  * child so the benchmark's own data (texts, pools) does not count.
  *
- *   node dist/scripts/bench/rss-probe.js --db DIR --model-dir DIR --cache DIR [--searches N]
+ *   node dist/scripts/bench/rss-probe.js --db DIR --model-dir DIR --cache DIR [--dtype auto|q8|fp32] [--searches N]
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbedder, LanceStore, MemoryEngine } from '../../engine/index.js';
+import { createEmbedder, LanceStore, MemoryEngine, type ModelDtypeChoice } from '../../engine/index.js';
 import { query, REPOS } from './corpus.js';
 import { Rng } from './rng.js';
 
@@ -27,13 +27,14 @@ async function main(): Promise<void> {
       db: { type: 'string' },
       'model-dir': { type: 'string' },
       cache: { type: 'string' },
+      dtype: { type: 'string', default: 'auto' },
       searches: { type: 'string', default: '400' },
     },
   });
   if (!values.db || !values['model-dir'] || !values.cache) throw new Error('usage: rss-probe --db DIR --model-dir DIR --cache DIR');
   const rss = (): number => process.memoryUsage().rss;
   const start = rss();
-  const embedder = createEmbedder({ model: '', modelDir: path.resolve(values['model-dir']), offline: true, cacheDir: values.cache });
+  const embedder = createEmbedder({ model: '', modelDir: path.resolve(values['model-dir']), dtype: values.dtype as ModelDtypeChoice, offline: true, cacheDir: values.cache });
   const store = new LanceStore({ dir: values.db, dim: embedder.dim });
   const engine = new MemoryEngine({ store, embedder, background: false });
   await engine.open();

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { socketPath } from '../../engine/paths.js';
+import { hookSocketPath } from '../../hooks/lib/paths.js';
+
+const bundles = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'hooks-bundle');
+
+test('hooks find the socket where the daemon puts it, for short and too-long data dirs', async () => {
+  for (const home of ['/tmp/h', `/tmp/${'x'.repeat(120)}/home`, path.join('/var', 'a'.repeat(80), 'b'.repeat(30))]) {
+    assert.equal(await hookSocketPath(home), socketPath(home), home);
+  }
+});
+
+test('a hook loads child_process and crypto only on demand, and still starts a missing daemon', async () => {
+  // Every built-in loaded at start is paid on every prompt; child_process and crypto are only
+  // needed to start a missing daemon or hash a long data dir path.
+  const probe = `
+    const Module = require('node:module');
+    const seen = new Set();
+    const orig = Module.prototype.require;
+    Module.prototype.require = function (id) { seen.add(id); return orig.apply(this, arguments); };
+    process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify([...seen])));
+    require(${JSON.stringify(path.join(bundles, 'user-prompt-submit.cjs'))});
+  `;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hook-loads-'));
+  const started = path.join(home, 'started');
+  fs.writeFileSync(path.join(home, 'cli.js'), `require('node:fs').writeFileSync(${JSON.stringify(started)}, process.argv.slice(2).join(' '));`);
+  const r = spawnSync(process.execPath, ['-e', probe], {
+    input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hi there', session_id: 's' }),
+    // The "CLI" it starts only notes how it was started.
+    env: { ...process.env, SERVICE_HOME: home, SERVICE_CLI: path.join(home, 'cli.js'), SERVICE_RECALL_TIMEOUT_MS: '200' },
+    encoding: 'utf8',
+  });
+  // The CLI runs detached and may finish after the hook.
+  for (let i = 0; i < 100 && !fs.existsSync(started); i++) await new Promise((res) => setTimeout(res, 20));
+  const spawned = fs.existsSync(started) ? fs.readFileSync(started, 'utf8') : null;
+  fs.rmSync(home, { recursive: true, force: true });
+  const loaded = JSON.parse(/LOADED (.*)$/.exec(r.stderr)?.[1] ?? 'null') as string[] | null;
+  assert.ok(loaded, r.stderr);
+  assert.ok(loaded.includes('node:net'), 'the hook talks to the socket');
+  for (const heavy of ['node:crypto', 'node:child_process']) assert.ok(!loaded.includes(heavy), `loaded ${loaded.join(', ')}`);
+  // The daemon is missing here: starting it (child_process, imported on demand) must still work.
+  assert.equal(spawned, 'daemon run --background', 'a missing daemon is started');
+});
