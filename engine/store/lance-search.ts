@@ -2,18 +2,20 @@
  * The two search channels of LanceStore over one table, run at once. A row found by both is one hit
  * with both scores.
  *
- * Each channel reads whole rows for its own hits. Measured at 100k memories, that costs no more
- * than reading only the ranking columns and then the whole rows of the top results in a second
- * query (every column read is a separate random access in LanceDB, but so is a second round trip).
+ * Each channel reads whole rows for its own hits: in the current view that is one column (the
+ * row's JSON payload, see PAYLOAD_COLUMN), so a second query for the top results only would cost
+ * more than it saves.
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { terms } from '../text/tokenize.js';
 import { FTS_COLUMN, type Probing } from './lance-indexes.js';
-import { fromRecord, ROW_COLUMNS, type LanceRecord } from './lance-rows.js';
+import { fromRecord, type LanceRecord } from './lance-rows.js';
 import { lance } from './lance-runtime.js';
 import type { StoreHit } from './types.js';
 
 export interface ChannelQuery {
+  /** Columns that make up a whole row in this table (`rowColumns`). */
+  columns: readonly string[];
   text: string | null;
   vector: Float32Array | null;
   where: string | undefined;
@@ -37,7 +39,7 @@ async function vectorChannel(tbl: lancedb.Table, q: ChannelQuery): Promise<Lance
   let v = tbl
     .vectorSearch(q.vector)
     .distanceType('cosine')
-    .select([...ROW_COLUMNS, '_distance'])
+    .select([...q.columns, '_distance'])
     .limit(q.limit);
   const where = and(q.where, q.vectorWhere);
   if (where) v = v.where(where);
@@ -56,7 +58,7 @@ async function textChannel(tbl: lancedb.Table, q: ChannelQuery): Promise<LanceRe
     .query()
     .fullTextSearch(new (lance().MatchQuery)(text, FTS_COLUMN))
     .fastSearch()
-    .select([...ROW_COLUMNS, '_score'])
+    .select([...q.columns, '_score'])
     .limit(q.limit);
   if (q.where) t = t.where(q.where);
   return (await t.toArray()) as LanceRecord[];
@@ -70,10 +72,10 @@ export async function searchChannels(tbl: lancedb.Table, q: ChannelQuery): Promi
     hits.set(row.version_id, { row, vectorScore: 1 - Number(r._distance), textScore: null });
   }
   for (const r of txt) {
-    const id = String(r.version_id);
-    const hit = hits.get(id);
+    const row = fromRecord(r);
+    const hit = hits.get(row.version_id);
     if (hit) hit.textScore = Number(r._score);
-    else hits.set(id, { row: fromRecord(r), vectorScore: null, textScore: Number(r._score) });
+    else hits.set(row.version_id, { row, vectorScore: null, textScore: Number(r._score) });
   }
   return [...hits.values()];
 }

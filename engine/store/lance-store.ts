@@ -29,7 +29,7 @@ import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whe
 import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
 import { ensureIndexes, FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
 import { readMarker, writeMarker } from './lance-marker.js';
-import { fromRecord, groupBy, lanceSchema, ROW_COLUMNS, toRecord, vectorDim, type LanceRecord } from './lance-rows.js';
+import { fromRecord, groupBy, lanceSchema, PAYLOAD_COLUMN, rowColumns, toRecord, vectorDim, type LanceRecord } from './lance-rows.js';
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
@@ -130,8 +130,10 @@ export class LanceStore implements MemoryStore {
     if (names.includes('current')) {
       this.currentTbl = await this.db.openTable('current');
       const dim = await vectorDim(this.currentTbl);
-      if (dim !== this.opts.dim) {
-        this.log.info('embedding dimension changed; rebuilding the current view', { from: dim, to: this.opts.dim });
+      const hasPayload = (await this.currentTbl.schema()).fields.some((f) => f.name === PAYLOAD_COLUMN);
+      if (dim !== this.opts.dim || !hasPayload) {
+        // A store from before the payload column gets it the same way, once.
+        this.log.info(dim !== this.opts.dim ? 'embedding dimension changed; rebuilding the current view' : 'upgrading the current view (one-time rebuild)', { from: dim, to: this.opts.dim });
         await this.db.dropTable('current');
         this.currentTbl = await this.createTable('current');
         rebuild = true;
@@ -166,11 +168,14 @@ export class LanceStore implements MemoryStore {
         if (st && st.numUnindexedRows > 0) await tbl.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
       }
     }
+    // A rebuilt view was written in many small commits: compact it and fold its rows into the
+    // indexes before the first search (the vector index follows in the first upkeep).
+    if (rebuild && (await this.currentTbl.countRows()) > 0) await this.currentTbl.optimize({ cleanupOlderThan: new Date() });
     await this.rebuildTermStats();
   }
 
-  private async createTable(name: string): Promise<lancedb.Table> {
-    const tbl = await this.db!.createEmptyTable(name, lanceSchema(this.opts.dim), { mode: 'overwrite' });
+  private async createTable(name: 'versions' | 'current'): Promise<lancedb.Table> {
+    const tbl = await this.db!.createEmptyTable(name, lanceSchema(this.opts.dim, { payload: name === 'current' }), { mode: 'overwrite' });
     await ensureIndexes(tbl);
     return tbl;
   }
@@ -240,7 +245,7 @@ export class LanceStore implements MemoryStore {
       const versions = await this.versionsOf(chunk);
       await this.currentTbl!.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
       const cur = groupBy(versions).flatMap((vs) => currentRows(vs));
-      if (cur.length > 0) await this.currentTbl!.add(cur.map((r) => toRecord(r, this.opts.dim)));
+      if (cur.length > 0) await this.currentTbl!.add(cur.map((r) => toRecord(r, this.opts.dim, true)));
     }
     this.saveMarker();
   }
@@ -390,7 +395,7 @@ export class LanceStore implements MemoryStore {
     }
     this.dropFromTail(replace);
     if (fresh.length === 0) return;
-    await current.add(fresh.map((r) => toRecord(r, this.opts.dim)));
+    await current.add(fresh.map((r) => toRecord(r, this.opts.dim, true)));
     this.upkeep.currentCommits++;
     this.addToTail(fresh, true);
     await this.ensureFts(current);
@@ -408,7 +413,8 @@ export class LanceStore implements MemoryStore {
   }
 
   private async readRows(tbl: lancedb.Table, where: string | undefined, withVector = false, limit?: number): Promise<VersionRow[]> {
-    let q = tbl.query().select(withVector ? [...ROW_COLUMNS, 'vector'] : ROW_COLUMNS);
+    const columns = rowColumns(tbl === this.currentTbl);
+    let q = tbl.query().select(withVector ? [...columns, 'vector'] : columns);
     if (where) q = q.where(where);
     if (limit !== undefined) q = q.limit(limit);
     return ((await q.toArray()) as LanceRecord[]).map(fromRecord);
@@ -501,6 +507,7 @@ export class LanceStore implements MemoryStore {
     }
     const tbl = historical ? versions : current;
     const hits = await searchChannels(tbl, {
+      columns: rowColumns(!historical),
       text: req.text,
       vector: usableVector,
       where: whereOf(parts),
@@ -579,7 +586,7 @@ export class LanceStore implements MemoryStore {
       const byId = new Map(usable.map((u) => [u.version_id, u]));
       const updated = rows.map((r) => {
         const u = byId.get(r.version_id)!;
-        return toRecord({ ...r, vector: u.vector, embed_model: u.model }, this.opts.dim);
+        return toRecord({ ...r, vector: u.vector, embed_model: u.model }, this.opts.dim, true);
       });
       if (updated.length === 0) return;
       await current

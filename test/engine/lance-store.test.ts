@@ -118,6 +118,55 @@ describe('LanceStore', () => {
     }
   });
 
+  it('reads rows of the current view from its one payload column, and upgrades a current view without it', async () => {
+    const dir = path.join(tempDir('lance-payload-'), 'db');
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    const vec = (x: number): Float32Array => Float32Array.from({ length: 8 }, (_, i) => (i === x ? 1 : 0.1));
+    const a = row({ content: 'payload probe kestrel one', metadata: { team: 'core', n: 3 }, source: { kind: 'hook', session_id: 's1' } as never, run_id: 'r1', dir: 'src', vector: vec(1), embed_model: 'm' });
+    const b = row({ content: 'payload probe kestrel two', space: 'personal', owner_id: 'alice', repo: null, valid_to: now + 10_000, vector: vec(2), embed_model: 'm' });
+    let store = new LanceStore({ dir, dim: 8 });
+    await store.open();
+    await store.append([a, b]);
+    const search = (s: LanceStore): Promise<unknown> =>
+      s.search({ text: 'kestrel', vector: vec(1), model: 'm', filter: {}, validAt: now, limit: 10 }).then((hits) => hits.map((h) => h.row).sort((x, y) => x.seq - y.seq));
+    const before = { hits: await search(store), listed: await store.list({}, { limit: 10 }), current: await store.currentOf([a.memory_id, b.memory_id]) };
+    assert.equal((before.hits as unknown[]).length, 2);
+    assert.deepEqual((before.listed[1] ?? before.listed[0])!.metadata, { team: 'core', n: 3 });
+    assert.ok(before.current.every((r) => r.vector?.length === 8), 'vectors come back beside the payload');
+    await store.close();
+
+    // The payload matches the separate columns it copies.
+    const db = await lancedb.connect(dir);
+    const cur = await db.openTable('current');
+    const records = await cur.query().select(['content', 'metadata', 'valid_to', 'row_json']).toArray();
+    for (const r of records) {
+      const p = JSON.parse(String(r.row_json)) as Record<string, unknown>;
+      assert.equal(p.content, r.content);
+      assert.deepEqual(p.metadata, JSON.parse(String(r.metadata)));
+      assert.equal(p.valid_to, r.valid_to === null ? null : Number(r.valid_to));
+    }
+    // An older store: its current view has no payload column.
+    await cur.dropColumns(['row_json']);
+    cur.close();
+    db.close();
+
+    store = new LanceStore({ dir, dim: 8 });
+    await store.open();
+    try {
+      assert.deepEqual(await search(store), before.hits, 'the same rows after the upgrade');
+      assert.deepEqual(await store.list({}, { limit: 10 }), before.listed);
+      assert.deepEqual(await store.currentOf([a.memory_id, b.memory_id]), before.current);
+    } finally {
+      await store.close();
+    }
+    const db2 = await lancedb.connect(dir);
+    const upgraded = await db2.openTable('current');
+    assert.ok((await upgraded.schema()).fields.some((f) => f.name === 'row_json'), 'the current view has its payload column again');
+    assert.equal(await upgraded.countRows(), 2);
+    upgraded.close();
+    db2.close();
+  });
+
   it('adds the filter and id indexes to a store that lacks them', async () => {
     const dir = path.join(tempDir('lance-indexes-'), 'db');
     const store = new LanceStore({ dir, dim: 8 });
