@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DaemonClient } from '../daemon/client.js';
+import { daemonProcessEnv } from '../daemon/process-env.js';
 import { resolvePaths, type Config } from '../engine/index.js';
 import { CliError, EXIT } from './command.js';
 
@@ -37,7 +38,7 @@ export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeo
   if (running) return { pid: running.pid, started: false };
   fs.mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
   const out = fs.openSync(path.join(paths.logDir, 'daemon.out'), 'a', 0o600);
-  const child = spawn(process.execPath, [cliPath(), 'daemon', 'run', '--background'], { detached: true, stdio: ['ignore', out, out], env: { ...env, SERVICE_HOME: paths.home } });
+  const child = spawn(process.execPath, [cliPath(), 'daemon', 'run', '--background'], { detached: true, stdio: ['ignore', out, out], env: daemonProcessEnv({ ...env, SERVICE_HOME: paths.home }) });
   fs.closeSync(out);
   let exited: number | null = null;
   child.on('exit', (code) => (exited = code ?? 1));

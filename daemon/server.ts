@@ -12,6 +12,7 @@ import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
+import { collectAfterStartup } from './process-env.js';
 import { daemonRouter } from './routes.js';
 import { createTelemetry } from './telemetry.js';
 
@@ -107,7 +108,10 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   }
   fs.chmodSync(paths.socket, 0o600);
   logger.info('daemon listening', { socket: paths.socket, pid: process.pid });
-  void daemon.openEngine().catch((err: unknown) => logger.error('engine failed to open', { err }));
+  void daemon.openEngine().then(collectAfterStartup, (err: unknown) => logger.error('engine failed to open', { err }));
+  embedder?.onState((s) => {
+    if (s.status === 'ready') collectAfterStartup();
+  });
 
   let stopping: Promise<void> | null = null;
   let markStopped: () => void = () => {};

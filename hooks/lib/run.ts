@@ -20,6 +20,16 @@ const MAX_OUTPUT = 9500;
 /** Don't try to start a failing daemon more than once per this many ms. */
 const SPAWN_BACKOFF_MS = 10_000;
 
+/** The daemon's process environment: daemon/process-env.ts `daemonProcessEnv`, repeated here. */
+export function daemonProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const [k, v] of Object.entries({ MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '65536', MALLOC_MMAP_THRESHOLD_: '65536' })) if (out[k] === undefined) out[k] = v;
+  const opts = out.NODE_OPTIONS ?? '';
+  const add = ['--max-semi-space-size=2', '--expose-gc'].filter((flag) => !opts.includes(flag.split('=')[0]!));
+  if (add.length > 0) out.NODE_OPTIONS = [opts, ...add].join(' ').trim();
+  return out;
+}
+
 function readStdin(timeoutMs: number): Promise<string> {
   return new Promise((resolve) => {
     if (process.stdin.isTTY) {
@@ -72,7 +82,7 @@ export async function startDaemon(home: string, env: NodeJS.ProcessEnv): Promise
     fs.writeFileSync(marker, String(Date.now()));
     const { cmd, args } = cliCommand(env);
     const { spawn } = await import('node:child_process');
-    const child = spawn(cmd, [...args, 'daemon', 'run', '--background'], { detached: true, stdio: 'ignore', env });
+    const child = spawn(cmd, [...args, 'daemon', 'run', '--background'], { detached: true, stdio: 'ignore', env: daemonProcessEnv(env) });
     child.on('error', () => {});
     child.unref();
   } catch {

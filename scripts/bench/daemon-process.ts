@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DaemonClient } from '../../daemon/client.js';
+import { daemonProcessEnv } from '../../daemon/process-env.js';
 import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 
 export interface BenchDaemon {
@@ -39,7 +40,9 @@ export function daemonEnv(repoRoot: string, home: string, modelDir: string, user
 export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm: Record<string, unknown>): Promise<BenchDaemon> {
   const home = env.SERVICE_HOME!;
   fs.mkdirSync(home, { recursive: true });
-  const proc: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'dist', 'cli', 'main.js'), 'daemon', 'run'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // In the foreground (so it is this process's child), with the environment every launcher of the
+  // product gives it (`service daemon start`, the hooks).
+  const proc: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'dist', 'cli', 'main.js'), 'daemon', 'run'], { env: daemonProcessEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));

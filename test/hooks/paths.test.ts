@@ -5,8 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { daemonProcessEnv } from '../../daemon/process-env.js';
 import { socketPath } from '../../engine/paths.js';
 import { hookSocketPath } from '../../hooks/lib/paths.js';
+import { daemonProcessEnv as hookDaemonEnv } from '../../hooks/lib/run.js';
 
 const bundles = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'hooks-bundle');
 
@@ -46,4 +48,15 @@ test('a hook loads child_process and crypto only on demand, and still starts a m
   for (const heavy of ['node:crypto', 'node:child_process']) assert.ok(!loaded.includes(heavy), `loaded ${loaded.join(', ')}`);
   // The daemon is missing here: starting it (child_process, imported on demand) must still work.
   assert.equal(spawned, 'daemon run --background', 'a missing daemon is started');
+});
+
+test('hooks start the daemon with the same process environment as the CLI', () => {
+  for (const env of [{}, { NODE_OPTIONS: '--enable-source-maps' }, { NODE_OPTIONS: '--max-semi-space-size=8', MALLOC_ARENA_MAX: '4' }, { PATH: '/bin' }]) {
+    assert.deepEqual(hookDaemonEnv(env), daemonProcessEnv(env), JSON.stringify(env));
+  }
+  const tuned = daemonProcessEnv({ NODE_OPTIONS: '--enable-source-maps' });
+  assert.equal(tuned.NODE_OPTIONS, '--enable-source-maps --max-semi-space-size=2 --expose-gc');
+  assert.equal(daemonProcessEnv({ NODE_OPTIONS: '--max-semi-space-size=8' }).NODE_OPTIONS, '--max-semi-space-size=8 --expose-gc');
+  assert.equal(tuned.MALLOC_ARENA_MAX, '2');
+  assert.equal(daemonProcessEnv({ MALLOC_ARENA_MAX: '4' }).MALLOC_ARENA_MAX, '4', 'what the user set wins');
 });
