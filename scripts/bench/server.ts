@@ -6,7 +6,7 @@
  * markdown table and writes it into BENCHMARKS.md between the bench:server markers.
  *
  * Options: --memories N (10000), --duration S (15), --rate R (200), --model DIR
- * (../shared/models/random-minilm-l6), --no-write (do not touch BENCHMARKS.md).
+ * (../shared/models/random-minilm-l6), --dtype q8|fp32 (q8), --no-write (do not touch BENCHMARKS.md).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,6 +19,7 @@ import { TenancyStore } from '../../server/index.js';
 import { writeBenchSection } from './markdown.js';
 import { Rng } from './rng.js';
 import { machineDescription } from './machine.js';
+import { modelDescription, modelDtype } from './model-choice.js';
 import { startServe, stopChild, type Served } from './serve-process.js';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '15' },
     rate: { type: 'string', default: '200' },
     model: { type: 'string', default: path.resolve(repo, '..', 'shared', 'models', 'random-minilm-l6') },
+    dtype: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -35,6 +37,7 @@ const N = Number(values.memories);
 const DURATION = Number(values.duration);
 const RATE = Number(values.rate);
 const MODEL_DIR = path.resolve(values.model!);
+const DTYPE = modelDtype(values.dtype);
 const CONNECTIONS = 10;
 /**
  * Connections of the fixed-rate runs: enough that a slow server cannot hold the offered rate
@@ -56,7 +59,7 @@ function queryText(r: Rng): string {
 async function seed(dataDir: string): Promise<{ key: string; projectId: string; seedMs: number; indexMs: number }> {
   const boot = new TenancyStore(dataDir).bootstrap();
   if (!boot) throw new Error(`${dataDir} is not empty`);
-  const embedder = new TransformersEmbedder({ spec: resolveModelSpec({ model: '', modelDir: MODEL_DIR, cacheDir: '' }), cacheDir: path.join(dataDir, 'models'), offline: true });
+  const embedder = new TransformersEmbedder({ spec: resolveModelSpec({ model: '', modelDir: MODEL_DIR, cacheDir: '', dtype: DTYPE }), cacheDir: path.join(dataDir, 'models'), offline: true });
   const engine = new MemoryEngine({
     store: new LanceStore({ dir: path.join(dataDir, 'projects', boot.project.project_id, 'lance'), dim: embedder.dim }),
     embedder,
@@ -81,7 +84,7 @@ async function seed(dataDir: string): Promise<{ key: string; projectId: string; 
 }
 
 function startServer(dataDir: string): Promise<Served> {
-  return startServe(dataDir, { ...process.env, SERVICE_HOME: path.join(dataDir, 'home'), SERVICE_MODEL_DIR: MODEL_DIR, SERVICE_OFFLINE: 'true', SERVICE_RATE_LIMIT_PER_MINUTE: '10000000', SERVICE_LOG_LEVEL: 'warn' });
+  return startServe(dataDir, { ...process.env, SERVICE_HOME: path.join(dataDir, 'home'), SERVICE_MODEL_DIR: MODEL_DIR, SERVICE_MODEL_DTYPE: DTYPE, SERVICE_OFFLINE: 'true', SERVICE_RATE_LIMIT_PER_MINUTE: '10000000', SERVICE_LOG_LEVEL: 'warn' });
 }
 
 interface Row {
@@ -149,13 +152,13 @@ async function main(): Promise<void> {
     const section = [
       '## Server: /v1 over HTTP (`npm run bench:server`)',
       '',
-      `${N.toLocaleString('en-US')} memories in one project (seeded through the engine's batch path in ${(s.seedMs / 1000).toFixed(1)} s, index build ${(s.indexMs / 1000).toFixed(1)} s), model \`${path.basename(MODEL_DIR)}\` (random weights, the shape and compute of all-MiniLM-L6-v2, fp32), server as a child process, load from autocannon (${CONNECTIONS} connections; fixed-rate runs ${RATE_CONNECTIONS}), ${DURATION} s per run, every request a distinct text (the query cache rarely helps). Machine: ${machineDescription()}, load generator and server on the same machine.`,
+      `${N.toLocaleString('en-US')} memories in one project (seeded through the engine's batch path in ${(s.seedMs / 1000).toFixed(1)} s, index build ${(s.indexMs / 1000).toFixed(1)} s), model ${modelDescription(path.basename(MODEL_DIR), DTYPE)}, server as a child process, load from autocannon (${CONNECTIONS} connections; fixed-rate runs ${RATE_CONNECTIONS}), ${DURATION} s per run, every request a distinct text (the query cache rarely helps). Machine: ${machineDescription()}, load generator and server on the same machine.`,
       '',
       table,
       '',
       `Target: search p99 ≤ 50 ms at ${RATE} requests/s → **${pass ? 'met' : 'missed'}** (served ${fixed.rps.toFixed(0)} requests/s of the ${RATE} offered, p99 ${fixed.p99} ms).`,
       '',
-      'Reproduce: `npm run build && npm run bench:server` (options: `-- --memories 10000 --duration 15 --rate 200`).',
+      'Reproduce: `npm run build && npm run bench:server` (options: `-- --memories 10000 --duration 15 --rate 200 --dtype q8`).',
     ].join('\n');
     console.log(`\n${section}\n`);
     if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'server', section);

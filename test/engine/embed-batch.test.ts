@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cosine, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
+import { sharedDir, tempDir } from '../helpers/tmp.js';
+
+test('queries that arrive while one runs are embedded together, each getting its own vector', async () => {
+  const spec = resolveModelSpec({ model: '', modelDir: sharedDir('models', 'random-bert-tiny'), cacheDir: '' });
+  const embedder = new TransformersEmbedder({ spec, cacheDir: tempDir('embed-batch-'), offline: true });
+  try {
+    const texts = Array.from({ length: 12 }, (_, i) => `query ${i} about ${['postgres', 'redis', 'deploys', 'billing'][i % 4]} and the ${i % 3 === 0 ? 'cli' : 'api gateway'} setup`);
+    const alone: Float32Array[] = [];
+    for (const t of texts) alone.push(await embedder.embedQuery(t));
+    assert.equal(embedder.runs.inferences, 12, 'one at a time: one run each');
+
+    const before = { ...embedder.runs };
+    const together = await Promise.all(texts.map((t) => embedder.embedQuery(t)));
+    const runs = embedder.runs.inferences - before.inferences;
+    assert.equal(embedder.runs.texts - before.texts, 12);
+    // The first runs alone; the other eleven arrive while it runs and go in one batch.
+    assert.equal(runs, 2, `${runs} runs for 12 concurrent queries`);
+    for (let i = 0; i < texts.length; i++) assert.ok(cosine(alone[i]!, together[i]!) > 0.9999, `query ${i} got its own vector`);
+  } finally {
+    await embedder.close();
+  }
+});
+
+test('a failed batch rejects every query in it, and later queries still run', async () => {
+  const spec = resolveModelSpec({ model: '', modelDir: sharedDir('models', 'random-bert-tiny'), cacheDir: '' });
+  const embedder = new TransformersEmbedder({ spec, cacheDir: tempDir('embed-batch-'), offline: true });
+  try {
+    await embedder.ready();
+    const inner = embedder as unknown as { embed: (texts: string[]) => Promise<Float32Array[]> };
+    const real = inner.embed.bind(embedder);
+    let fail = true;
+    inner.embed = async (texts) => {
+      if (fail) {
+        fail = false;
+        throw new Error('inference failed');
+      }
+      return real(texts);
+    };
+    const results = await Promise.allSettled([embedder.embedQuery('a'), embedder.embedQuery('b'), embedder.embedQuery('c')]);
+    assert.equal(results[0]!.status, 'rejected');
+    // b and c queued behind the failed run and ran as the next batch.
+    assert.deepEqual(results.slice(1).map((r) => r.status), ['fulfilled', 'fulfilled']);
+    assert.equal((await embedder.embedQuery('d')).length, embedder.dim);
+  } finally {
+    await embedder.close();
+  }
+});
