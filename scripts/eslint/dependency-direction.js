@@ -20,11 +20,11 @@ const allowed = {
 
 /** Public entry files of a folder other folders may import. */
 const entries = {
-  daemon: ['daemon/index.ts', 'daemon/client.ts'],
+  daemon: ['daemon/index.ts', 'daemon/client.ts', 'daemon/process-env.ts'],
 };
 
 /** Files that must import nothing of ours (and, for hooks, no package either). */
-const isolated = ['daemon/client.ts', 'daemon/client-types.ts'];
+const isolated = ['daemon/client.ts', 'daemon/client-types.ts', 'daemon/process-env.ts'];
 
 function topFolder(file) {
   const rel = path.relative(root, file);

@@ -39,8 +39,9 @@ test('a hook loads child_process and crypto only on demand, and still starts a m
     encoding: 'utf8',
   });
   // The CLI runs detached and may finish after the hook.
-  for (let i = 0; i < 100 && !fs.existsSync(started); i++) await new Promise((res) => setTimeout(res, 20));
-  const spawned = fs.existsSync(started) ? fs.readFileSync(started, 'utf8') : null;
+  const read = (): string | null => (fs.existsSync(started) ? fs.readFileSync(started, 'utf8') : null);
+  for (let i = 0; i < 100 && !read(); i++) await new Promise((res) => setTimeout(res, 20));
+  const spawned = read();
   fs.rmSync(home, { recursive: true, force: true });
   const loaded = JSON.parse(/LOADED (.*)$/.exec(r.stderr)?.[1] ?? 'null') as string[] | null;
   assert.ok(loaded, r.stderr);
