@@ -86,7 +86,7 @@ export function renderDaemon(r: DaemonResults): string {
       ]),
       ...(p
         ? [
-            ['a fresh process, step by step (rss-probe.ts on the same data dir): Node alone', mb(p.start)],
+            ['a fresh process started like the daemon, step by step (rss-probe.ts on the same data dir): Node alone', mb(p.start)],
             ['… the store opened', mb(p.opened)],
             ['… the model loaded', mb(p.modelReady)],
             [`… after ${p.searches} searches`, `${mb(p.afterSearches)} (JS heap ${mb(p.heapUsed)})`],

@@ -18,6 +18,7 @@ import { repoInfo } from '../../daemon/index.js';
 import { post } from '../../hooks/lib/http.js';
 import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 import { profileRecall } from './daemon-profile.js';
+import { daemonProcessEnv } from '../../daemon/process-env.js';
 import { daemonEnv, hookScript, startDaemon, type BenchDaemon } from './daemon-process.js';
 import { startLauncher, type Launcher } from './launcher.js';
 import { renderDaemon, type DaemonResults, type SizeRun } from './daemon-report.js';
@@ -137,7 +138,7 @@ async function measureFlush(d: BenchDaemon, cwd: string, r: Rng, sessions: numbe
 /** RSS of a fresh process as it opens the store, loads the model and searches (rss-probe.ts). */
 function probeRss(home: string, modelDir: string, dtype: ModelDtypeChoice): RssReport | null {
   const paths = resolvePaths(home);
-  const res = spawnSync(process.execPath, [path.join(here, 'rss-probe.js'), '--db', paths.lanceDir, '--model-dir', modelDir, '--cache', paths.modelCache, '--dtype', dtype, '--searches', '200'], { encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [path.join(here, 'rss-probe.js'), '--db', paths.lanceDir, '--model-dir', modelDir, '--cache', paths.modelCache, '--dtype', dtype, '--searches', '200'], { encoding: 'utf8', env: daemonProcessEnv(process.env) });
   try {
     return JSON.parse(res.stdout.trim().split('\n').pop() ?? '') as RssReport;
   } catch {

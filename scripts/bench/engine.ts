@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbedder, LanceStore, MemoryEngine } from '../../engine/index.js';
+import { createEmbedder, LanceStore, MemoryEngine, type ModelDtypeChoice } from '../../engine/index.js';
 import { measureAdds } from './add-throughput.js';
 import { measureChurn, SEARCH_GAP_MS } from './churn.js';
 import { fragmentPool, memoryText, pairOf, query, REPOS } from './corpus.js';
@@ -20,6 +20,7 @@ import { machineDescription } from './machine.js';
 import { writeBenchSection } from './markdown.js';
 import { PooledEmbedder } from './pooled-embedder.js';
 import { measureRecall } from './recall.js';
+import { modelDtype } from './model-choice.js';
 import { renderReport, TARGETS, type BenchResults, type SizeResult } from './report.js';
 import type { RssReport } from './rss-probe.js';
 import { Rng } from './rng.js';
@@ -64,8 +65,8 @@ async function meanTokens(modelName: string, texts: readonly string[]): Promise<
   return sum / texts.length;
 }
 
-function runProbe(db: string, modelDir: string, cache: string): { probe: RssReport | null; error?: string } {
-  const res = spawnSync(process.execPath, [path.join(here, 'rss-probe.js'), '--db', db, '--model-dir', modelDir, '--cache', cache], { encoding: 'utf8' });
+function runProbe(db: string, modelDir: string, cache: string, dtype: ModelDtypeChoice): { probe: RssReport | null; error?: string } {
+  const res = spawnSync(process.execPath, [path.join(here, 'rss-probe.js'), '--db', db, '--model-dir', modelDir, '--cache', cache, '--dtype', dtype], { encoding: 'utf8' });
   const line = res.stdout.trim().split('\n').pop() ?? '';
   try {
     return { probe: JSON.parse(line) as RssReport };
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
       write: { type: 'boolean' },
       'no-write': { type: 'boolean', default: false },
       'model-dir': { type: 'string' },
+      dtype: { type: 'string' },
       keep: { type: 'boolean', default: false },
     },
   });
@@ -90,11 +92,12 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loadStart = loadAverage();
   const modelDir = path.resolve(values['model-dir'] ?? path.join(repoRoot, '..', 'shared', 'models', 'random-minilm-l6'));
+  const dtype = modelDtype(values.dtype);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-engine-'));
   const cacheDir = path.join(tmp, 'model-cache');
 
   progress(`model ${modelDir}`);
-  const embedder = createEmbedder({ model: '', modelDir, offline: true, cacheDir });
+  const embedder = createEmbedder({ model: '', modelDir, dtype, offline: true, cacheDir });
   const tLoad = performance.now();
   await embedder.ready();
   const loadMs = performance.now() - tLoad;
@@ -154,7 +157,7 @@ async function main(): Promise<void> {
   await engine.close();
 
   progress('daemon-like memory probe');
-  const probe = runProbe(db, modelDir, cacheDir);
+  const probe = runProbe(db, modelDir, cacheDir, dtype);
   await embedder.close();
 
   const results: BenchResults = {
@@ -163,7 +166,7 @@ async function main(): Promise<void> {
     machine: machineDescription(),
     quick,
     durationSec: (performance.now() - started) / 1000,
-    model: { id: embedder.model, loadMs, meanTokens: tokens },
+    model: { id: embedder.model, dir: modelDir, dtype, loadMs, meanTokens: tokens },
     pool: { size: pool.length, embedSec: poolSec, fidelity },
     queryEmbedding,
     adds,
@@ -201,14 +204,14 @@ function notes(r: BenchResults, plan: Plan): string[] {
   }
   if (r.adds.batch.perSecond < TARGETS.batchPerSecond) {
     out.push(
-      `Batch add target missed: the model alone embeds these texts (${r.model.meanTokens.toFixed(0)} tokens on average) at ${r.adds.embedOnly.perSecond.toFixed(0)}/s here (fp32; the real model's int8 file is faster), so embedding bounds the add rate; the store takes the rest.`,
+      `Batch add target missed: the model alone embeds these texts (${r.model.meanTokens.toFixed(0)} tokens on average) at ${r.adds.embedOnly.perSecond.toFixed(0)}/s here, so embedding bounds the add rate; the store takes the rest.`,
     );
   }
   const p = r.rss.probe;
   if (p) {
     const mb = (x: number): string => `${Math.round(x / 1048576)} MB`;
     out.push(
-      `Memory: in the daemon-like process the store adds ${mb(p.opened - p.start)} on open, loading the model ${mb(p.modelReady - p.opened)} (this stand-in is fp32, 87 MB of weights; the default model is int8, about a quarter of that), and serving ${p.searches} searches ${mb(p.afterSearches - p.modelReady)} more (query inference buffers, LanceDB's index and metadata caches, allocator slack). LanceDB's live caches are not the large part (~36 MB at 100k); the store bounds them (256 MiB index, 64 MiB metadata) so that pages of index versions replaced by compaction do not pile up in a long-running process, which is what the benchmark process's own growth during the single-add run shows.`,
+      `Memory: in the daemon-like process the store adds ${mb(p.opened - p.start)} on open, loading the model ${mb(p.modelReady - p.opened)}, and serving ${p.searches} searches ${mb(p.afterSearches - p.modelReady)} more (query inference buffers, LanceDB's index and metadata caches, allocator slack). LanceDB's live caches are not the large part (~36 MB at 100k); the store bounds them (256 MiB index, 64 MiB metadata) so that pages of index versions replaced by compaction do not pile up in a long-running process, which is what the benchmark process's own growth during the single-add run shows.`,
     );
   }
   const rec = big?.recall.find((x) => x.filter === 'none');

@@ -1,8 +1,10 @@
 /** The engine benchmark's results as the markdown section of BENCHMARKS.md. */
-import type { LanceDiagnostics } from '../../engine/index.js';
+import path from 'node:path';
+import type { LanceDiagnostics, ModelDtypeChoice } from '../../engine/index.js';
 import type { AddThroughput } from './add-throughput.js';
 import type { ChurnWindow } from './churn.js';
 import { table } from './markdown.js';
+import { modelDescription } from './model-choice.js';
 import type { RecallResult } from './recall.js';
 import type { RssReport } from './rss-probe.js';
 import type { SearchCase, SearchResult } from './search-latency.js';
@@ -25,7 +27,7 @@ export interface BenchResults {
   machine: string;
   quick: boolean;
   durationSec: number;
-  model: { id: string; loadMs: number; meanTokens: number };
+  model: { id: string; dir: string; dtype: ModelDtypeChoice; loadMs: number; meanTokens: number };
   pool: { size: number; embedSec: number; fidelity: number };
   queryEmbedding: Summary;
   adds: AddThroughput;
@@ -146,7 +148,7 @@ export function renderReport(r: BenchResults): string {
     `- Command: \`${r.command}\` (${r.durationSec.toFixed(0)} s)`,
     `- Date: ${r.date}`,
     `- Machine: ${r.machine}`,
-    `- Model: \`${r.model.id}\` (../shared/models/random-minilm-l6: all-MiniLM-L6-v2 shape, random weights, fp32), loaded in ${ms(r.model.loadMs)} ms; memory texts average ${r.model.meanTokens.toFixed(1)} tokens`,
+    `- Model: ${modelDescription(path.basename(r.model.dir), r.model.dtype)}, loaded in ${ms(r.model.loadMs)} ms; memory texts average ${r.model.meanTokens.toFixed(1)} tokens`,
     `- Store: LanceDB in a temp dir, background maintenance on; seeded through \`engine.add\` up to ${n(biggest)} memories`,
     '',
     '### Targets',
