@@ -132,8 +132,9 @@ export function toRecord(row: VersionRow, dim: number, payload = false): LanceRe
     embed_model: vector ? row.embed_model : null,
   };
   if (payload) {
-    const { vector: _vector, ...rest } = row;
-    record[PAYLOAD_COLUMN] = JSON.stringify({ ...rest, embed_model: record.embed_model });
+    // Exactly the row's fields (ROW_COLUMNS), whatever else the object carries.
+    const fields = Object.fromEntries(ROW_COLUMNS.map((c) => [c, row[c as keyof VersionRow]]));
+    record[PAYLOAD_COLUMN] = JSON.stringify({ ...fields, embed_model: record.embed_model });
   }
   return record;
 }
