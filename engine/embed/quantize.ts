@@ -134,7 +134,7 @@ function parseTensor(buf: Buffer): Tensor {
         p = p2;
       }
     } else if (f.no === TENSOR.rawData) raw = f.bytes;
-    else if (f.no === TENSOR.floatData) floatData.push(f.wire === 2 ? f.bytes : f.bytes);
+    else if (f.no === TENSOR.floatData) floatData.push(f.bytes);
   }
   if (t.dataType === DTYPE.float) {
     const src = raw ?? (floatData.length > 0 ? Buffer.concat(floatData) : null);
@@ -219,8 +219,6 @@ const MIN_GATHER_ELEMENTS = 1 << 20;
 export interface QuantizeReport {
   matmuls: number;
   gathers: number;
-  bytesIn: number;
-  bytesOut: number;
 }
 
 /** Quantize an fp32 ONNX model (the file's bytes) and return the new file's bytes. */
@@ -230,11 +228,14 @@ export function quantizeOnnx(model: Buffer): { bytes: Buffer; report: QuantizeRe
   if (!graphField) throw new Error('not an ONNX model: no graph');
   const graphFields = parseFields(graphField.bytes);
 
+  // Each initializer is parsed once; the field remembers its name for the copy below.
   const initializers = new Map<string, Tensor>();
+  const initializerName = new Map<Field, string>();
   for (const f of graphFields) {
     if (f.no !== GRAPH.initializer) continue;
     const t = parseTensor(f.bytes);
     initializers.set(t.name, t);
+    initializerName.set(f, t.name);
   }
   const nodes = graphFields.filter((f) => f.no === GRAPH.node).map((f) => ({ field: f, node: parseNode(f.bytes) }));
   const uses = new Map<string, number>();
@@ -242,7 +243,7 @@ export function quantizeOnnx(model: Buffer): { bytes: Buffer; report: QuantizeRe
 
   const replaced = new Set<string>();
   const extraInits: Buffer[] = [];
-  const report: QuantizeReport = { matmuls: 0, gathers: 0, bytesIn: model.length, bytesOut: 0 };
+  const report: QuantizeReport = { matmuls: 0, gathers: 0 };
   const newNodes: Buffer[] = [];
 
   for (const { field, node } of nodes) {
@@ -295,7 +296,7 @@ export function quantizeOnnx(model: Buffer): { bytes: Buffer; report: QuantizeRe
       nodesWritten = true;
       continue;
     }
-    if (f.no === GRAPH.initializer && replaced.has(parseTensor(f.bytes).name)) continue;
+    if (replaced.has(initializerName.get(f) ?? '')) continue;
     graphOut.push(f.raw);
   }
   graphOut.push(...extraInits);
@@ -307,9 +308,7 @@ export function quantizeOnnx(model: Buffer): { bytes: Buffer; report: QuantizeRe
     else out.push(f.raw);
   }
   if (!hasMsOpset && report.matmuls > 0) out.push(fieldBytes(MODEL.opsetImport, Buffer.concat([fieldBytes(1, 'com.microsoft'), fieldVarint(2, 1)])));
-  const bytes = Buffer.concat(out);
-  report.bytesOut = bytes.length;
-  return { bytes, report };
+  return { bytes: Buffer.concat(out), report };
 }
 
 // --- quantized copies of local model folders --------------------------------------------------
