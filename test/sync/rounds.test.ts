@@ -39,6 +39,17 @@ function idsOf(history: readonly string[]): Set<string> {
   return new Set(history.map((l) => JSON.parse(l).memory_id as string));
 }
 
+/** A machine on disk that added `n` memories, synced them and stopped; its data dir. */
+async function syncedAndStopped(key: string, n: number, prefix: string): Promise<string> {
+  const dir = tempDir('machine-');
+  const a = await machine(key, { dir, store: 'lance' });
+  await seed(a.engine, n, prefix);
+  await a.sync.now();
+  await a.close();
+  open.splice(open.indexOf(a), 1);
+  return dir;
+}
+
 async function seed(engine: MemoryEngine, n: number, prefix: string): Promise<string[]> {
   const rows = await Promise.all(Array.from({ length: n }, (_, i) => engine.add({ content: `${prefix} decision ${i}: use tool ${i}`, user_id: 'dev', repo: 'github.com/acme/shop', category: 'decision' })));
   return rows.map((r) => r[0]!.memory_id);
@@ -180,12 +191,7 @@ describe('sync rounds', () => {
 
   it('keeps its cursors across a restart: nothing is pushed or pulled twice', async () => {
     const { key } = await keyFor('rex');
-    const dir = tempDir('machine-');
-    const a = await machine(key, { dir, store: 'lance' });
-    await seed(a.engine, 5, 'restart');
-    await a.sync.now();
-    await a.close();
-    open.splice(open.indexOf(a), 1);
+    const dir = await syncedAndStopped(key, 5, 'restart');
     const again = await machine(key, { dir, store: 'lance' });
     const r = await again.sync.now();
     assert.deepEqual([r.push!.sent, r.pull!.inserted], [0, 0], JSON.stringify(r));
@@ -290,12 +296,7 @@ describe('sync rounds', () => {
 
   it('pushes everything again when pointed at another project', async () => {
     const { key } = await keyFor('pat');
-    const dir = tempDir('machine-');
-    const a = await machine(key, { dir, store: 'lance' });
-    await seed(a.engine, 3, 'retarget');
-    await a.sync.now();
-    await a.close();
-    open.splice(open.indexOf(a), 1);
+    const dir = await syncedAndStopped(key, 3, 'retarget');
     const second = ok(await s.req('POST', `/v1/orgs/${org}/projects`, { name: 'second' }), 201).project_id;
     const { key: k2 } = await keyFor('pat-second', 'member', second);
     const moved = await machine(k2, { dir, store: 'lance' });
