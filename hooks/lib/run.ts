@@ -20,6 +20,22 @@ const MAX_OUTPUT = 9500;
 /** Don't try to start a failing daemon more than once per this many ms. */
 const SPAWN_BACKOFF_MS = 10_000;
 
+/**
+ * The environment Claude Code gave the hook command. hooks.json starts Node with
+ * NODE_EXTRA_CA_CERTS emptied (Node 18-22 load that file at every start, before any script runs:
+ * ~30 ms per hook, and a hook only talks to a local socket) and its value saved in
+ * SERVICE_HOOK_CA_CERTS; a daemon started from here gets it back (it syncs and downloads over TLS).
+ */
+export function callerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!('SERVICE_HOOK_CA_CERTS' in env)) return env;
+  const out: NodeJS.ProcessEnv = { ...env };
+  const saved = out.SERVICE_HOOK_CA_CERTS;
+  delete out.SERVICE_HOOK_CA_CERTS;
+  if (saved) out.NODE_EXTRA_CA_CERTS = saved;
+  else delete out.NODE_EXTRA_CA_CERTS;
+  return out;
+}
+
 /** The daemon's process environment: daemon/process-env.ts `daemonProcessEnv`, repeated here. */
 export function daemonProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
@@ -82,7 +98,7 @@ export async function startDaemon(home: string, env: NodeJS.ProcessEnv): Promise
     fs.writeFileSync(marker, String(Date.now()));
     const { cmd, args } = cliCommand(env);
     const { spawn } = await import('node:child_process');
-    const child = spawn(cmd, [...args, 'daemon', 'run', '--background'], { detached: true, stdio: 'ignore', env: daemonProcessEnv(env) });
+    const child = spawn(cmd, [...args, 'daemon', 'run', '--background'], { detached: true, stdio: 'ignore', env: daemonProcessEnv(callerEnv(env)) });
     child.on('error', () => {});
     child.unref();
   } catch {

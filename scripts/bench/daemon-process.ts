@@ -33,6 +33,9 @@ export function daemonEnv(repoRoot: string, home: string, modelDir: string, user
     // No idle flush in the middle of a timed run.
     SERVICE_IDLE_FLUSH_MS: '3600000',
     SERVICE_CLI: path.join(repoRoot, 'dist', 'cli', 'main.js'),
+    // Kept when set, as a user's environment would have it (Claude Code documents it for corporate
+    // proxies): it slows every Node start, which the hook commands avoid (see hooks.json).
+    ...(process.env.NODE_EXTRA_CA_CERTS !== undefined ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
   };
 }
 
@@ -100,7 +103,25 @@ export function rssOf(pid: number): number {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-/** The hook bundle Claude Code would run for an event. */
-export function hookScript(repoRoot: string, event: 'UserPromptSubmit' | 'PostToolUse'): string {
-  return path.join(repoRoot, 'dist', 'hooks-bundle', event === 'UserPromptSubmit' ? 'user-prompt-submit.cjs' : 'post-tool-use.cjs');
+/** A process to start: the command, its arguments, and variables to add to the environment. */
+export interface HookCommand {
+  cmd: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The built plugin's hook command for an event, run as Claude Code runs it: the command line of
+ * dist/plugin/hooks/hooks.json through /bin/sh, with CLAUDE_PLUGIN_ROOT set. `nodeOnly` puts
+ * `-e 0` in place of the hook script: Node started exactly as the hook command starts it (the
+ * floor no hook can beat).
+ */
+export function hookCommand(repoRoot: string, event: 'UserPromptSubmit' | 'PostToolUse', nodeOnly = false): HookCommand {
+  const plugin = path.join(repoRoot, 'dist', 'plugin');
+  const doc = JSON.parse(fs.readFileSync(path.join(plugin, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  const command = doc.hooks[event]?.[0]?.hooks[0]?.command;
+  if (!command) throw new Error(`dist/plugin/hooks/hooks.json has no ${event} hook: build first (npm run build)`);
+  const script = /"\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[^"]+"/;
+  if (!script.test(command)) throw new Error(`unexpected ${event} hook command: ${command}`);
+  return { cmd: '/bin/sh', args: ['-c', nodeOnly ? command.replace(script, '-e 0') : command], env: { CLAUDE_PLUGIN_ROOT: plugin } };
 }

@@ -42,6 +42,8 @@ export interface DaemonResults {
   /** Flushes measured (on the smallest and the largest store). */
   flush: { sessions: number; events: number; memories: number; sec: number; atSize: number }[];
   rssParts: RssReport | null;
+  /** When NODE_EXTRA_CA_CERTS is set: `node -e 0` as is, and Node started as the hook commands start it. */
+  caCerts: { plain: Summary; hookStart: Summary } | null;
 }
 
 export const TARGETS = { recallP95Ms: 60, captureP95Ms: 40, rssBytes: 300 * 1024 * 1024, size: 100_000 };
@@ -105,7 +107,12 @@ export function renderDaemon(r: DaemonResults): string {
     `- Command: \`${r.command}\` (${r.durationSec.toFixed(0)} s), ${r.date}; load average at start ${r.load}`,
     `- Machine: ${r.machine}`,
     `- Daemon: \`service daemon run\` as a child process on its own SERVICE_HOME, model ${modelDescription(r.model, r.dtype)}, default recall deadline and context budget. Every memory is in scope of the recall (90% project memories of the hooks' repository, 10% the user's personal ones). Timing starts once the daemon is idle (under ${SETTLED_CPU_MS_PER_S} ms of CPU in a second) after its start and two warm-up recalls, as hooks meet a daemon that has been running.`,
-    `- Hooks: \`node dist/hooks-bundle/user-prompt-submit.cjs\` and \`post-tool-use.cjs\` spawned like Claude Code does (a new process per event, the event JSON on stdin), timed from spawn to exit by a small launcher process (so the benchmark's own size does not slow the fork); ${r.runs} runs each per size, every prompt distinct, interleaved with \`node -e 0\` runs measured the same way (the floor no hook can beat).`,
+    `- Hooks: the UserPromptSubmit and PostToolUse commands of the built plugin's \`hooks/hooks.json\`, run like Claude Code does (through \`/bin/sh -c\` with CLAUDE_PLUGIN_ROOT set, a new process per event, the event JSON on stdin), timed from spawn to exit by a small launcher process (so the benchmark's own size does not slow the fork); ${r.runs} runs each per size, every prompt distinct, interleaved with \`node -e 0\` started the same way (the hook command with \`-e 0\` in place of its script: the floor no hook can beat).`,
+    ...(r.caCerts
+      ? [
+          `- NODE_EXTRA_CA_CERTS is set in this environment (as Claude Code documents for corporate proxies). Node 20 reads that file at every start: plain \`node -e 0\` takes ${ms(r.caCerts.plain.p50)} ms p50 here, Node started as the hook commands start it (with the variable emptied, and handed back to a daemon a hook starts) ${ms(r.caCerts.hookStart.p50)} ms.`,
+        ]
+      : []),
     '',
     table(
       ['target', 'measured', 'verdict'],

@@ -19,7 +19,7 @@ import { post } from '../../hooks/lib/http.js';
 import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 import { profileRecall } from './daemon-profile.js';
 import { daemonProcessEnv } from '../../daemon/process-env.js';
-import { daemonEnv, hookScript, startDaemon, type BenchDaemon } from './daemon-process.js';
+import { daemonEnv, hookCommand, startDaemon, type BenchDaemon, type HookCommand } from './daemon-process.js';
 import { startLauncher, type Launcher } from './launcher.js';
 import { renderDaemon, type DaemonResults, type SizeRun } from './daemon-report.js';
 import { openSeeder } from './daemon-seed.js';
@@ -65,6 +65,10 @@ async function timeRequests(socket: string, route: string, payloads: readonly un
   return out;
 }
 
+function run(launcher: Launcher, c: HookCommand, env: NodeJS.ProcessEnv, cwd: string, input: string): ReturnType<Launcher['time']> {
+  return launcher.time({ cmd: c.cmd, args: c.args, env: { ...env, ...c.env }, cwd, input });
+}
+
 /**
  * An environment whose daemon is unreachable and will not be started (a fresh spawn marker holds
  * the hook's start-up back-off): the hook then costs Node start, loading the script, reading stdin
@@ -87,16 +91,19 @@ async function measureSize(launcher: Launcher, d: BenchDaemon, ctx: HookContext,
   const bare: number[] = [];
   const prompts: string[] = [];
   let withContext = 0;
+  const recallHook = hookCommand(repoRoot, 'UserPromptSubmit');
+  const captureHook = hookCommand(repoRoot, 'PostToolUse');
+  const nodeOnly = hookCommand(repoRoot, 'UserPromptSubmit', true);
   const rssStarted = d.rss();
   for (let i = 0; i < runs; i++) {
     const prompt = promptText(r, size + i);
     prompts.push(prompt);
-    floor.push((await launcher.time({ cmd: process.execPath, args: ['-e', '0'], env, cwd: ctx.cwd, input: '' })).ms);
-    const rec = await launcher.time({ cmd: process.execPath, args: [hookScript(repoRoot, 'UserPromptSubmit')], env, cwd: ctx.cwd, input: JSON.stringify(userPromptSubmit(ctx, prompt)) });
+    floor.push((await run(launcher, nodeOnly, env, ctx.cwd, '')).ms);
+    const rec = await run(launcher, recallHook, env, ctx.cwd, JSON.stringify(userPromptSubmit(ctx, prompt)));
     recall.push(rec.ms);
     if (rec.code === 0 && rec.stdout.includes('additionalContext')) withContext++;
-    capture.push((await launcher.time({ cmd: process.execPath, args: [hookScript(repoRoot, 'PostToolUse')], env, cwd: ctx.cwd, input: JSON.stringify(postToolUse(ctx, r, i)) })).ms);
-    bare.push((await launcher.time({ cmd: process.execPath, args: [hookScript(repoRoot, 'UserPromptSubmit')], env: noDaemon, cwd: ctx.cwd, input: JSON.stringify(userPromptSubmit(ctx, prompt)) })).ms);
+    capture.push((await run(launcher, captureHook, env, ctx.cwd, JSON.stringify(postToolUse(ctx, r, i)))).ms);
+    bare.push((await run(launcher, recallHook, noDaemon, ctx.cwd, JSON.stringify(userPromptSubmit(ctx, prompt)))).ms);
   }
   const direct = Array.from({ length: Math.min(runs, 50) }, (_, i) => userPromptSubmit(ctx, promptText(r, size + runs + i)));
   const recallRequest = await timeRequests(socket, '/v1/recall', direct);
@@ -179,6 +186,17 @@ async function main(): Promise<void> {
   let daemon: BenchDaemon | null = null;
   const launcher = startLauncher();
   try {
+    // Node's start with the environment's extra CA file, against the hook commands' start.
+    let caCerts: DaemonResults['caCerts'] = null;
+    if (env.NODE_EXTRA_CA_CERTS) {
+      const plain: number[] = [];
+      const hookStart: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        plain.push((await launcher.time({ cmd: process.execPath, args: ['-e', '0'], env, cwd, input: '' })).ms);
+        hookStart.push((await run(launcher, hookCommand(repoRoot, 'UserPromptSubmit', true), env, cwd, '')).ms);
+      }
+      caCerts = { plain: summarize(plain), hookStart: summarize(hookStart) };
+    }
     progress(`idle daemon on an empty data dir (${home})`);
     daemon = await startDaemon(repoRoot, env, warm);
     const idleRss = daemon.rss();
@@ -231,6 +249,7 @@ async function main(): Promise<void> {
       sizes: results,
       flush,
       rssParts,
+      caCerts,
     };
     const md = renderDaemon(out);
     console.log(`\n${md}\n`);

@@ -61,3 +61,32 @@ test('hooks start the daemon with the same process environment as the CLI', () =
   assert.equal(tuned.MALLOC_ARENA_MAX, '2');
   assert.equal(daemonProcessEnv({ MALLOC_ARENA_MAX: '4' }).MALLOC_ARENA_MAX, '4', 'what the user set wins');
 });
+
+test('hooks.json starts a hook without NODE_EXTRA_CA_CERTS and the daemon it starts gets it back', async () => {
+  const plugin = path.resolve(bundles, '..', 'plugin');
+  const hooksDoc = JSON.parse(fs.readFileSync(path.join(plugin, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  const command = hooksDoc.hooks.UserPromptSubmit![0]!.hooks[0]!.command;
+  for (const ca of ['/etc/corp/ca.pem', undefined]) {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hook-ca-'));
+    // A plugin root whose hook notes the environment it runs in, then runs the real hook.
+    fs.mkdirSync(path.join(home, 'plugin', 'hooks'), { recursive: true });
+    const seen = path.join(home, 'hook-env.json');
+    fs.writeFileSync(
+      path.join(home, 'plugin', 'hooks', 'user-prompt-submit.cjs'),
+      `require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ ca: process.env.NODE_EXTRA_CA_CERTS ?? null }));\nrequire(${JSON.stringify(path.join(bundles, 'user-prompt-submit.cjs'))});`,
+    );
+    const started = path.join(home, 'daemon-env.json');
+    fs.writeFileSync(path.join(home, 'cli.js'), `require('node:fs').writeFileSync(${JSON.stringify(started)}, JSON.stringify({ ca: process.env.NODE_EXTRA_CA_CERTS ?? null, saved: process.env.SERVICE_HOOK_CA_CERTS ?? null }));`);
+    const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PLUGIN_ROOT: path.join(home, 'plugin'), SERVICE_HOME: home, SERVICE_CLI: path.join(home, 'cli.js'), SERVICE_RECALL_TIMEOUT_MS: '200' };
+    delete env.NODE_EXTRA_CA_CERTS;
+    if (ca) env.NODE_EXTRA_CA_CERTS = ca;
+    const r = spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hi', session_id: 's' }), env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    for (let i = 0; i < 100 && !fs.existsSync(started); i++) await new Promise((res) => setTimeout(res, 20));
+    const hook = JSON.parse(fs.readFileSync(seen, 'utf8')) as { ca: string | null };
+    const daemon = JSON.parse(fs.readFileSync(started, 'utf8')) as { ca: string | null; saved: string | null };
+    fs.rmSync(home, { recursive: true, force: true });
+    assert.equal(hook.ca, '', 'the hook\'s Node starts without the extra CA file');
+    assert.deepEqual(daemon, { ca: ca ?? null, saved: null }, `the daemon gets the caller's NODE_EXTRA_CA_CERTS back (${ca})`);
+  }
+});

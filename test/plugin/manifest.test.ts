@@ -99,7 +99,7 @@ describe('the built plugin follows the documented format', () => {
         for (const h of g.hooks) {
           for (const k of Object.keys(h)) assert.ok(['type', 'command', 'timeout', 'async'].includes(k), `${event}: unknown handler key ${k}`);
           assert.equal(h.type, 'command');
-          assert.match(h.command, /^node "\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[a-z-]+\.cjs"$/);
+          assert.match(h.command, /^SERVICE_HOOK_CA_CERTS="\$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS= node "\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[a-z-]+\.cjs"$/);
           assert.ok(typeof h.timeout === 'number' && h.timeout > 0);
           const recall = event === 'SessionStart' || event === 'UserPromptSubmit';
           assert.equal(h.async === true, !recall, `${event} is ${recall ? 'synchronous' : 'async'}`);
