@@ -54,3 +54,26 @@ test('a failed batch rejects every query in it, and later queries still run', as
     await embedder.close();
   }
 });
+
+test('an embedder burns no CPU while idle after a query (ONNX Runtime threads do not spin)', async () => {
+  // Spinning workers burn ~30 ms of a core after every run: the store's search and the hook
+  // processes that run right after a query would share the machine with them.
+  const spec = resolveModelSpec({ model: '', modelDir: sharedDir('models', 'random-bert-tiny'), cacheDir: '' });
+  const embedder = new TransformersEmbedder({ spec, cacheDir: tempDir('embed-idle-'), offline: true });
+  try {
+    for (let i = 0; i < 3; i++) await embedder.embedQuery(`warm up ${i}`);
+    const burned: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await embedder.embedQuery(`how do we deploy the billing service, take ${i}`);
+      const c0 = process.cpuUsage();
+      await new Promise((r) => setTimeout(r, 40));
+      const c = process.cpuUsage(c0);
+      burned.push((c.user + c.system) / 1000);
+    }
+    burned.sort((a, b) => a - b);
+    // With spinning: 25-35 ms of CPU in each 40 ms window. The median window here must be quiet.
+    assert.ok(burned[2]! < 10, `CPU ms used in 40 ms idle windows after a query: ${burned.map((x) => x.toFixed(1)).join(', ')}`);
+  } finally {
+    await embedder.close();
+  }
+});
