@@ -6,7 +6,8 @@
  *   instead of 16, so the heap keeps no large nursery it rarely needs;
  * - `--expose-gc`, so the daemon can collect once after its start-up work (`collectAfterStartup`):
  *   opening 100k memories and loading the model leave ~80 MB of garbage that V8 would otherwise
- *   hold until its memory reducer runs;
+ *   hold until its memory reducer runs; and once it is quiet after serving requests
+ *   (`IdleCollector`);
  * - glibc malloc: two arenas instead of one per thread (LanceDB and ONNX Runtime run thread pools),
  *   and large blocks are mmap'd and freed ones trimmed, so memory LanceDB frees goes back to the OS.
  * Measured with 100k memories after 60 recalls: 338 → 253 MB RSS (BENCHMARKS.md, daemon section).
@@ -29,8 +30,74 @@ export function daemonProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
+/** V8's full collection, when the process was started with `--expose-gc`. */
+function exposedGc(): (() => void) | null {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  return typeof gc === 'function' ? gc : null;
+}
+
 /** A full garbage collection, when the process was started with `--expose-gc` (else nothing). */
 export function collectAfterStartup(): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (typeof gc === 'function') setImmediate(gc);
+  const gc = exposedGc();
+  if (gc) setImmediate(gc);
+}
+
+/**
+ * One full collection once the daemon has been quiet for `quietMs` after serving requests.
+ *
+ * Each query embedding leaves ~100-200 KB of ONNX Runtime output buffers that only a full
+ * collection frees, and V8 runs one only once its heap or that external memory has grown a lot:
+ * after bursts of 100 recalls at 100k memories the daemon held 320-345 MB, 270-290 MB once
+ * collected. A collection takes ~25 ms, so it waits for a quiet moment rather than running
+ * between requests.
+ */
+/** Quiet time after the last request before the daemon collects its garbage (`IdleCollector`). */
+export const IDLE_COLLECT_MS = 1000;
+
+export class IdleCollector {
+  private active = 0;
+  private dirty = false;
+  private timer: NodeJS.Timeout | null = null;
+  /** Collections run so far. */
+  collections = 0;
+
+  constructor(
+    private readonly quietMs: number,
+    private readonly gc: (() => void) | null = exposedGc(),
+    private readonly onCollect: (info: { ms: number; rssBefore: number; rssAfter: number }) => void = () => {},
+  ) {}
+
+  /** A request started. */
+  begin(): void {
+    this.active++;
+    this.dirty = true;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** A request ended (answered or abandoned). */
+  end(): void {
+    this.active = Math.max(0, this.active - 1);
+    if (this.active > 0 || !this.dirty || !this.gc || this.timer) return;
+    this.timer = setTimeout(() => this.collect(), this.quietMs);
+    this.timer.unref();
+  }
+
+  private collect(): void {
+    this.timer = null;
+    if (this.active > 0 || !this.gc) return;
+    this.dirty = false;
+    const rssBefore = process.memoryUsage.rss();
+    const t0 = performance.now();
+    this.gc();
+    this.collections++;
+    this.onCollect({ ms: performance.now() - t0, rssBefore, rssAfter: process.memoryUsage.rss() });
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
 }

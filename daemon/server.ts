@@ -12,7 +12,7 @@ import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
-import { collectAfterStartup } from './process-env.js';
+import { collectAfterStartup, IDLE_COLLECT_MS, IdleCollector } from './process-env.js';
 import { daemonRouter } from './routes.js';
 import { createTelemetry } from './telemetry.js';
 
@@ -35,6 +35,8 @@ export interface RunningDaemon {
 }
 
 export type StartResult = { started: true; running: RunningDaemon } | { started: false; holder: LockInfo };
+
+const MIB = 1024 * 1024;
 
 const ALL: ReadonlySet<Permission> = new Set<Permission>(['read', 'write', 'admin']);
 
@@ -97,6 +99,11 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
 
   removeSocket(paths.socket);
   const server = http.createServer(app);
+  const idle = new IdleCollector(IDLE_COLLECT_MS, undefined, (c) => logger.debug('idle collection', { ms: Math.round(c.ms), rss_before_mb: Math.round(c.rssBefore / MIB), rss_after_mb: Math.round(c.rssAfter / MIB) }));
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    idle.begin();
+    res.once('close', () => idle.end());
+  });
   const oldMask = process.umask(0o177);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -123,6 +130,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
         server.close(() => r());
         server.closeIdleConnections();
       });
+      idle.stop();
       await exportsJobs.idle();
       await daemon.stop();
       await telemetry?.close();

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DaemonClient } from '../../daemon/client.js';
-import { daemonProcessEnv } from '../../daemon/process-env.js';
+import { daemonProcessEnv, IDLE_COLLECT_MS } from '../../daemon/process-env.js';
 import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 
 export interface BenchDaemon {
@@ -16,6 +16,10 @@ export interface BenchDaemon {
   client: DaemonClient;
   /** Resident set size of the daemon process now, bytes (Linux /proc). */
   rss(): number;
+  /** The highest resident set size the daemon process has had (VmHWM), bytes. */
+  peakRss(): number;
+  /** Wait until the daemon is quiet: its idle collection done and its CPU use settled. */
+  quiet(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,12 +64,18 @@ export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm
   // The first recall waits for the engine to open and the model to load; then one more warms the path.
   await client.recall(warm);
   await client.recall({ ...warm, prompt: `${String(warm.prompt)} again` });
-  await settle(proc.pid!);
+  const quiet = async (): Promise<void> => {
+    await new Promise((r) => setTimeout(r, IDLE_COLLECT_MS + 500));
+    await settle(proc.pid!);
+  };
+  await quiet();
   return {
     pid: proc.pid!,
     env,
     client,
-    rss: () => rssOf(proc.pid!),
+    rss: () => statusBytes(proc.pid!, 'VmRSS'),
+    peakRss: () => statusBytes(proc.pid!, 'VmHWM'),
+    quiet,
     stop: async () => {
       if (proc.exitCode === null) proc.kill('SIGTERM');
       await exited;
@@ -98,8 +108,9 @@ export async function settle(pid: number, maxMs = 60_000): Promise<void> {
   }
 }
 
-export function rssOf(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** A size field of /proc/<pid>/status (VmRSS, VmHWM), bytes. */
+export function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : NaN;
 }
 

@@ -1,4 +1,5 @@
 /** The daemon benchmark's results as the markdown section of BENCHMARKS.md. */
+import { IDLE_COLLECT_MS } from '../../daemon/process-env.js';
 import { SETTLED_CPU_MS_PER_S } from './daemon-process.js';
 import type { RecallProfile } from './daemon-profile.js';
 import type { ModelDtypeChoice } from '../../engine/index.js';
@@ -25,7 +26,11 @@ export interface SizeRun {
   /** A recall the daemon answers without work (socket, HTTP, JSON, routing). */
   emptyRequest: Summary;
   profile: RecallProfile;
-  rss: { started: number; afterRuns: number };
+  /**
+   * After start and warm-up (once quiet); right after the last timed request; once quiet again
+   * (the daemon's idle collection done); the process's peak (VmHWM, start-up included).
+   */
+  rss: { started: number; atOnce: number; quiet: number; peak: number };
 }
 
 export interface DaemonResults {
@@ -56,7 +61,11 @@ export function renderDaemon(r: DaemonResults): string {
   const big = r.sizes.find((s) => s.size === TARGETS.size) ?? null;
   const last = r.sizes[r.sizes.length - 1]!;
   const worstCapture = Math.max(...r.sizes.map((s) => s.captureHook.p95));
-  const peakRss = Math.max(r.idleRss, ...r.sizes.map((s) => Math.max(s.rss.started, s.rss.afterRuns)));
+  // The target is the idle daemon's RSS: on an empty data dir, and with each store size after its
+  // start and after the timed runs, once quiet. Right after a burst and the peak are shown beside it.
+  const idleRss = Math.max(r.idleRss, ...r.sizes.map((s) => Math.max(s.rss.started, s.rss.quiet)));
+  const burstRss = Math.max(...r.sizes.map((s) => s.rss.atOnce));
+  const peakRss = Math.max(...r.sizes.map((s) => s.rss.peak));
   const hooks = table(
     ['memories', 'recall hook p50 / p95 / p99 ms', 'with context', 'capture hook p50 / p95 / p99 ms', '`node -e 0` p50 / p95 / p99 ms (floor)'],
     r.sizes.map((s) => [n(s.size), p3(s.recallHook).join(' / '), `${s.withContext}/${r.runs}`, p3(s.captureHook).join(' / '), p3(s.floor).join(' / ')]),
@@ -84,7 +93,9 @@ export function renderDaemon(r: DaemonResults): string {
       ['daemon idle: started on an empty data dir, model loaded, one recall served', mb(r.idleRss)],
       ...r.sizes.flatMap((s) => [
         [`daemon with ${n(s.size)} memories, after start and warm-up`, mb(s.rss.started)],
-        [`daemon with ${n(s.size)} memories, after the timed runs`, mb(s.rss.afterRuns)],
+        [`daemon with ${n(s.size)} memories, right after the last timed request`, mb(s.rss.atOnce)],
+        [`daemon with ${n(s.size)} memories, after the timed runs, once quiet`, mb(s.rss.quiet)],
+        [`daemon with ${n(s.size)} memories, peak of the process (VmHWM, start-up included)`, mb(s.rss.peak)],
       ]),
       ...(p
         ? [
@@ -119,7 +130,7 @@ export function renderDaemon(r: DaemonResults): string {
       [
         [`recall hook p95 ≤ ${TARGETS.recallP95Ms} ms at 100k memories`, big ? `${ms(big.recallHook.p95)} ms (floor \`node -e 0\`: ${ms(big.floor.p95)} ms)` : 'not run', verdict(big ? big.recallHook.p95 <= TARGETS.recallP95Ms : null)],
         [`capture hook p95 ≤ ${TARGETS.captureP95Ms} ms`, `${ms(worstCapture)} ms at worst`, verdict(worstCapture <= TARGETS.captureP95Ms)],
-        [`daemon RSS ≤ ${mb(TARGETS.rssBytes)}`, `${mb(peakRss)} at most (${n(last.size)} memories: ${mb(last.rss.afterRuns)})`, verdict(peakRss <= TARGETS.rssBytes)],
+        [`daemon RSS ≤ ${mb(TARGETS.rssBytes)} (idle)`, `${mb(idleRss)} at most when idle (${n(last.size)} memories, after the timed runs: ${mb(last.rss.quiet)}); right after a burst of hooks ${mb(burstRss)} at most, process peak ${mb(peakRss)}`, verdict(idleRss <= TARGETS.rssBytes)],
       ],
     ),
     '',
@@ -158,5 +169,6 @@ export function renderDaemon(r: DaemonResults): string {
     '- A recall that is not answered within the daemon\'s deadline returns nothing: the "with context" column counts the runs that did print context, so a fast empty answer is not counted as success.',
     '- The model has random weights: its timings stand for all-MiniLM-L6-v2 at the same precision; what it retrieves is not meaningful.',
     '- This is a shared 2-core machine: other processes add noise, most visible at p99; compare runs on the same machine.',
+    `- RSS: the target is read as the idle daemon's size (the issue asks for RSS idle and with 100k memories). The daemon collects its garbage after ${IDLE_COLLECT_MS / 1000} s without requests; during a burst of hooks, ONNX Runtime's per-query output buffers wait for that (or for V8's own collection), which the "right after" and peak rows show. RSS counts the pages of Node, LanceDB and ONNX Runtime code the process has touched (~125 MB, shared with other processes using the same files).`,
   ].join('\n');
 }

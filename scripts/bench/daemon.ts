@@ -65,6 +65,13 @@ async function timeRequests(socket: string, route: string, payloads: readonly un
   return out;
 }
 
+/** RSS right after the last timed request, once the daemon is quiet again, and its peak. */
+async function afterRuns(d: BenchDaemon): Promise<{ atOnce: number; quiet: number; peak: number }> {
+  const atOnce = d.rss();
+  await d.quiet();
+  return { atOnce, quiet: d.rss(), peak: d.peakRss() };
+}
+
 function run(launcher: Launcher, c: HookCommand, env: NodeJS.ProcessEnv, cwd: string, input: string): ReturnType<Launcher['time']> {
   return launcher.time({ cmd: c.cmd, args: c.args, env: { ...env, ...c.env }, cwd, input });
 }
@@ -120,7 +127,7 @@ async function measureSize(launcher: Launcher, d: BenchDaemon, ctx: HookContext,
     recallRequest: summarize(recallRequest),
     captureRequest: summarize(captureRequest),
     emptyRequest: summarize(emptyRequest),
-    rss: { started: rssStarted, afterRuns: d.rss() },
+    rss: { started: rssStarted, ...(await afterRuns(d)) },
     prompts,
   };
 }
