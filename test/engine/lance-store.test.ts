@@ -173,11 +173,11 @@ describe('LanceStore', () => {
     await store.open();
     await store.append([row({ content: 'index upgrade probe' })]);
     await store.close();
-    // An older store: created before the repo, category, run_id and version_id indexes existed.
+    // An older store: created before the repo, category, run_id, version_id and owner_id indexes existed.
     const db = await lancedb.connect(dir);
     for (const name of ['versions', 'current']) {
       const tbl = await db.openTable(name);
-      for (const idx of ['repo_idx', 'category_idx', 'run_id_idx', 'version_id_idx']) await tbl.dropIndex(idx);
+      for (const idx of ['repo_idx', 'category_idx', 'run_id_idx', 'version_id_idx', 'owner_id_idx']) await tbl.dropIndex(idx);
       tbl.close();
     }
     db.close();
@@ -187,7 +187,7 @@ describe('LanceStore', () => {
     try {
       const diag = await again.diagnostics();
       for (const t of diag) {
-        for (const column of ['repo', 'category', 'run_id', 'version_id', 'space', 'user_id', 'memory_id', 'seq', 'search_terms']) {
+        for (const column of ['repo', 'category', 'run_id', 'version_id', 'owner_id', 'space', 'user_id', 'memory_id', 'seq', 'search_terms']) {
           assert.ok(column in t.unindexed, `${t.table} has an index on ${column}`);
         }
       }
