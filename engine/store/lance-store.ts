@@ -16,8 +16,10 @@
  * lets reads of the current view skip clauses that cannot exclude anything.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import type * as lancedb from '@lancedb/lancedb';
 import { currentRows, validAt, type PlannedRow } from '../bitemporal.js';
+import { ConcurrencyGate } from '../concurrency-gate.js';
 import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { TermStats } from '../text/term-stats.js';
@@ -58,6 +60,11 @@ export interface LanceStoreOptions {
   indexCacheBytes?: number;
   /** Bound of LanceDB's metadata cache (manifests, file metadata). @default 64 MiB */
   metadataCacheBytes?: number;
+  /**
+   * Searches run at once; more wait their turn (see ConcurrencyGate). @default the machine's
+   * cores + 1 (each search's two queries use every core already)
+   */
+  maxConcurrentSearches?: number;
 }
 
 const IN_CHUNK = 500;
@@ -109,6 +116,8 @@ export class LanceStore implements MemoryStore {
   private readonly retired = new Map<() => void, NodeJS.Timeout>();
   /** When the current connection was made. */
   private connectedAt = 0;
+  /** Searches running at once (see ConcurrencyGate); exposed for tests. */
+  readonly searches: ConcurrencyGate;
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
@@ -118,9 +127,11 @@ export class LanceStore implements MemoryStore {
       refineFactor: 4,
       indexCacheBytes: 256 * MIB,
       metadataCacheBytes: 64 * MIB,
+      maxConcurrentSearches: os.availableParallelism() + 1,
       ...options,
       nprobes: options.nprobes ?? null,
     };
+    this.searches = new ConcurrencyGate(this.opts.maxConcurrentSearches);
   }
 
   async open(): Promise<void> {
@@ -490,7 +501,11 @@ export class LanceStore implements MemoryStore {
     return rows - extra;
   }
 
-  async search(req: StoreSearch): Promise<StoreHit[]> {
+  search(req: StoreSearch): Promise<StoreHit[]> {
+    return this.searches.run(() => this.searchNow(req));
+  }
+
+  private async searchNow(req: StoreSearch): Promise<StoreHit[]> {
     const { versions, current } = this.tables();
     const historical = req.knownAt !== undefined;
     let parts: string[];
