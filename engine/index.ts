@@ -31,6 +31,7 @@ export type { MemoryStore, StoreSearch, StoreHit, StoreStats, MaintenanceReport,
 export { matchesFilter } from './store/filter.js';
 export { FakeEmbedder } from './embed/fake.js';
 export { TransformersEmbedder } from './embed/transformers.js';
+export { WorkerEmbedder } from './embed/worker-embedder.js';
 export { resolveModelSpec, type ModelDtypeChoice } from './embed/model-spec.js';
 export { createEmbedder } from './embed/factory.js';
 export type { ModelSpec } from './embed/model-spec.js';

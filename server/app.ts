@@ -57,7 +57,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
   const tenancy = new TenancyStore(opts.dataDir);
   const boot = tenancy.bootstrap();
   const embedder =
-    opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: cfg.model, modelDir: cfg.modelDir, dtype: cfg.modelDtype, offline: cfg.offline, cacheDir: path.join(opts.dataDir, 'models'), logger });
+    opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: cfg.model, modelDir: cfg.modelDir, dtype: cfg.modelDtype, offline: cfg.offline, cacheDir: path.join(opts.dataDir, 'models'), logger, inWorker: true });
   const projects = new ProjectRegistry({
     dataDir: opts.dataDir,
     embedder,
