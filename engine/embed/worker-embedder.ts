@@ -1,7 +1,7 @@
 /**
  * An Embedder whose model runs in a worker thread (embed-worker.ts). ONNX Runtime's Node binding
  * runs inference on the calling thread, so in-thread embedding stops everything else the thread
- * does for the whole run; a server answering many searches at once spent ~35% of its main thread
+ * does for the whole run; a server answering many searches at once spent ~27% of its main thread
  * there. Here inference overlaps the main thread's HTTP, JSON and result handling. The daemon keeps
  * the in-thread embedder: it answers one recall at a time, and a worker costs memory.
  */
