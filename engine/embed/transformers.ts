@@ -4,11 +4,11 @@
  * cache with progress reported through `onState`. A local model folder is loaded with no network.
  */
 import path from 'node:path';
-import { silentLogger, type Logger } from '../log.js';
+import type { Logger } from '../log.js';
 import { EngineError } from '../errors.js';
 import type { ModelSpec } from './model-spec.js';
 import { quantizedModelFolder } from './quantize.js';
-import type { Embedder, EmbedderState } from './types.js';
+import { ModelEmbedder } from './model-embedder.js';
 
 export interface TransformersEmbedderOptions {
   spec: ModelSpec;
@@ -38,38 +38,13 @@ const SESSION_OPTIONS = {
   extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
 };
 
-export class TransformersEmbedder implements Embedder {
-  readonly model: string;
-  private current: EmbedderState = { status: 'idle' };
+export class TransformersEmbedder extends ModelEmbedder {
   private loading: Promise<Extractor> | null = null;
   private extractor: Extractor | null = null;
   private failedAt = 0;
-  private readonly listeners = new Set<(s: EmbedderState) => void>();
-  private readonly log: Logger;
-  private realDim: number;
 
   constructor(private readonly opts: TransformersEmbedderOptions) {
-    this.model = opts.spec.id;
-    this.realDim = opts.spec.dim;
-    this.log = (opts.logger ?? silentLogger).child('embed');
-  }
-
-  get dim(): number {
-    return this.realDim;
-  }
-
-  state(): EmbedderState {
-    return this.current;
-  }
-
-  onState(listener: (s: EmbedderState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private set(s: EmbedderState): void {
-    this.current = s;
-    for (const l of this.listeners) l(s);
+    super(opts.spec, opts.logger);
   }
 
   warm(): void {
@@ -83,14 +58,15 @@ export class TransformersEmbedder implements Embedder {
   private load(): Promise<Extractor> {
     if (this.extractor) return Promise.resolve(this.extractor);
     if (this.loading) return this.loading;
-    if (this.current.status === 'unavailable' && Date.now() - this.failedAt < RETRY_MS) {
-      return Promise.reject(new EngineError('MODEL_MISSING', this.current.reason));
+    const now = this.state();
+    if (now.status === 'unavailable' && Date.now() - this.failedAt < RETRY_MS) {
+      return Promise.reject(new EngineError('MODEL_MISSING', now.reason));
     }
     this.loading = this.doLoad().then(
       (ex) => {
         this.extractor = ex;
         this.loading = null;
-        this.set({ status: 'ready' });
+        this.setState({ status: 'ready' });
         return ex;
       },
       (err: unknown) => {
@@ -98,7 +74,7 @@ export class TransformersEmbedder implements Embedder {
         this.failedAt = Date.now();
         const reason = describeLoadError(err, this.opts);
         this.log.warn('embedding model unavailable', { reason });
-        this.set({ status: 'unavailable', reason });
+        this.setState({ status: 'unavailable', reason });
         throw new EngineError('MODEL_MISSING', reason);
       },
     );
@@ -106,7 +82,7 @@ export class TransformersEmbedder implements Embedder {
   }
 
   private async doLoad(): Promise<Extractor> {
-    this.set({ status: 'loading' });
+    this.setState({ status: 'loading' });
     const { spec } = this.opts;
     const t = await import('@huggingface/transformers');
     t.env.allowLocalModels = true;
@@ -130,7 +106,7 @@ export class TransformersEmbedder implements Embedder {
       session_options: SESSION_OPTIONS,
       progress_callback: (p: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => {
         if (p.status === 'progress' || p.status === 'progress_total') {
-          this.set({ status: 'downloading', file: p.file ?? spec.name, loaded: p.loaded ?? 0, total: p.total ?? 0, progress: p.progress ?? 0 });
+          this.setState({ status: 'downloading', file: p.file ?? spec.name, loaded: p.loaded ?? 0, total: p.total ?? 0, progress: p.progress ?? 0 });
         }
       },
     });

@@ -7,9 +7,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { EngineError, type EngineErrorCode } from '../errors.js';
-import { silentLogger, type Logger } from '../log.js';
+import type { Logger } from '../log.js';
 import type { ModelSpec } from './model-spec.js';
-import type { Embedder, EmbedderState } from './types.js';
+import { ModelEmbedder } from './model-embedder.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker-protocol.js';
 
 export interface WorkerEmbedderOptions {
@@ -24,34 +24,14 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-export class WorkerEmbedder implements Embedder {
-  readonly model: string;
-  private realDim: number;
-  private current: EmbedderState = { status: 'idle' };
-  private readonly listeners = new Set<(s: EmbedderState) => void>();
+export class WorkerEmbedder extends ModelEmbedder {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private worker: Worker | null = null;
   private closed = false;
-  private readonly log: Logger;
 
   constructor(private readonly opts: WorkerEmbedderOptions) {
-    this.model = opts.spec.id;
-    this.realDim = opts.spec.dim;
-    this.log = (opts.logger ?? silentLogger).child('embed');
-  }
-
-  get dim(): number {
-    return this.realDim;
-  }
-
-  state(): EmbedderState {
-    return this.current;
-  }
-
-  onState(listener: (s: EmbedderState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    super(opts.spec, opts.logger);
   }
 
   warm(): void {
@@ -134,10 +114,5 @@ export class WorkerEmbedder implements Embedder {
     const all = [...this.pending.values()];
     this.pending.clear();
     for (const p of all) p.reject(err);
-  }
-
-  private setState(s: EmbedderState): void {
-    this.current = s;
-    for (const l of this.listeners) l(s);
   }
 }

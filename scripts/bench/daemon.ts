@@ -198,9 +198,10 @@ async function main(): Promise<void> {
     if (env.NODE_EXTRA_CA_CERTS) {
       const plain: number[] = [];
       const hookStart: number[] = [];
+      const nodeOnly = hookCommand(repoRoot, 'UserPromptSubmit', true);
       for (let i = 0; i < 30; i++) {
         plain.push((await launcher.time({ cmd: process.execPath, args: ['-e', '0'], env, cwd, input: '' })).ms);
-        hookStart.push((await run(launcher, hookCommand(repoRoot, 'UserPromptSubmit', true), env, cwd, '')).ms);
+        hookStart.push((await run(launcher, nodeOnly, env, cwd, '')).ms);
       }
       caCerts = { plain: summarize(plain), hookStart: summarize(hookStart) };
     }
