@@ -7,7 +7,7 @@
  * more than it saves.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { terms } from '../text/tokenize.js';
+import { queryTerms } from '../text/tokenize.js';
 import { FTS_COLUMN, type Probing } from './lance-indexes.js';
 import { fromRecord, type LanceRecord } from './lance-rows.js';
 import { lance } from './lance-runtime.js';
@@ -94,5 +94,5 @@ export function mergeTextHits(hits: StoreHit[], more: readonly StoreHit[]): Stor
 
 /** A full-text query as the engine's own index terms, so no query syntax in user text is interpreted. */
 export function ftsQuery(text: string): string {
-  return [...new Set(terms(text))].slice(0, 64).join(' ');
+  return queryTerms(text).join(' ');
 }

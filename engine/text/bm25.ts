@@ -1,7 +1,5 @@
+import { bm25Idf, bm25Term } from './term-stats.js';
 import { terms } from './tokenize.js';
-
-const K1 = 1.2;
-const B = 0.75;
 
 /** A small in-memory BM25 inverted index keyed by document id. */
 export class Bm25Index {
@@ -46,12 +44,11 @@ export class Bm25Index {
     for (const t of new Set(terms(query))) {
       const p = this.postings.get(t);
       if (!p) continue;
-      const idf = Math.log(1 + (n - p.size + 0.5) / (p.size + 0.5));
+      const idf = bm25Idf(n, p.size);
       for (const [id, tf] of p) {
         if (!keep(id)) continue;
         const dl = this.lengths.get(id) ?? 0;
-        const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * dl) / avg));
-        out.set(id, (out.get(id) ?? 0) + s);
+        out.set(id, (out.get(id) ?? 0) + bm25Term(idf, tf, dl, avg));
       }
     }
     return out;

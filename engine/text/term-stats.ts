@@ -6,6 +6,16 @@
 const K1 = 1.2;
 const B = 0.75;
 
+/** BM25 inverse document frequency of a term found in `df` of `docs` documents. */
+export function bm25Idf(docs: number, df: number): number {
+  return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+}
+
+/** BM25 of one query term that occurs `tf` times in a document of `length` terms. */
+export function bm25Term(idf: number, tf: number, length: number, avgLength: number): number {
+  return (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
+}
+
 export class TermStats {
   private readonly df = new Map<string, number>();
   private docs = 0;
@@ -29,8 +39,7 @@ export class TermStats {
   }
 
   idf(term: string): number {
-    const n = this.df.get(term) ?? 0;
-    return Math.log(1 + (this.docs - n + 0.5) / (n + 0.5));
+    return bm25Idf(this.docs, this.df.get(term) ?? 0);
   }
 
   /** BM25 of a document (its terms) for the query terms; 0 when no term matches. */
@@ -42,7 +51,7 @@ export class TermStats {
     for (const q of new Set(queryTerms)) {
       const f = tf.get(q);
       if (!f) continue;
-      s += (this.idf(q) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * docTerms.length) / avg));
+      s += bm25Term(this.idf(q), f, docTerms.length, avg);
     }
     return s;
   }

@@ -34,6 +34,14 @@ export function terms(text: string): string[] {
   return out;
 }
 
+/** Most distinct terms of a query that take part in full-text search. */
+export const MAX_QUERY_TERMS = 64;
+
+/** A query's distinct index terms, in order, at most MAX_QUERY_TERMS. */
+export function queryTerms(text: string): string[] {
+  return [...new Set(terms(text))].slice(0, MAX_QUERY_TERMS);
+}
+
 /** A small suffix-stripping stemmer (plural, -ing, -ed, -ly); enough to match word forms. */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
