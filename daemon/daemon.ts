@@ -3,7 +3,7 @@
  * agent session of one user and data dir. Transport-free: daemon/server.ts puts it on a socket.
  */
 import fs from 'node:fs';
-import { EngineError, LanceStore, MemoryEngine, redact, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
+import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
 import { Journal } from './journal.js';
@@ -57,7 +57,7 @@ export class Daemon {
     this.sessions = new SessionTable(`${deps.paths.stateDir}/sessions.json`);
     this.pause = new PauseState(`${deps.paths.stateDir}/pause.json`);
     this.engine = new MemoryEngine({
-      store: new LanceStore({ dir: deps.paths.lanceDir, dim: deps.embedder?.dim ?? 384, logger: deps.logger }),
+      store: new LanceStore({ dir: deps.paths.lanceDir, dim: deps.embedder?.dim ?? 384, logger: deps.logger, residentBudget: new ResidentBudget(deps.config.residentSearchRows) }),
       embedder: deps.embedder,
       logger: deps.logger,
       maxContentChars: deps.config.maxContentChars,

@@ -186,6 +186,16 @@ export const CONFIG_SCHEMA = {
     group: 'daemon',
     description: 'Largest serialized metadata object accepted on a memory.',
   },
+  residentSearchRows: {
+    env: 'SERVICE_RESIDENT_SEARCH_ROWS',
+    kind: 'int',
+    default: 25_000,
+    min: 0,
+    max: 10_000_000,
+    group: 'daemon',
+    description:
+      'Memories held in RAM for searching (about 3 KB each), by the daemon, or by a server across all its projects: a store that fits is searched in memory, exactly, in about a millisecond at 10k memories; a larger one through its LanceDB indexes. 0 turns it off.',
+  },
   recallDeadlineMs: {
     env: 'SERVICE_RECALL_DEADLINE_MS',
     kind: 'int',

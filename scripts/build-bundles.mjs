@@ -38,10 +38,10 @@ fs.rmSync(path.join(out, 'mcp'), { recursive: true, force: true });
 for (const f of fs.readdirSync(hooksOut)) fs.copyFileSync(path.join(hooksOut, f), path.join(out, 'hooks', f));
 
 // The engine entry re-exports the store and the embedders; the MCP server uses only its config
-// schema, so those packages, and the worker embedder (its `import.meta` has no CommonJS meaning),
-// are declared free of side effects and must then vanish from the bundle (assertSelfContained
-// fails the build if one is still required).
-const unused = /^(@lancedb\/lancedb|apache-arrow|@huggingface\/transformers|\.{1,2}\/(embed\/)?worker-embedder\.js)$/;
+// schema, so those packages, and the worker embedder and vector scan (their `import.meta` has no
+// CommonJS meaning), are declared free of side effects and must then vanish from the bundle
+// (assertSelfContained fails the build if one is still required).
+const unused = /^(@lancedb\/lancedb|apache-arrow|@huggingface\/transformers|\.{1,2}\/(embed\/)?worker-embedder\.js|\.{1,2}\/(store\/)?vector-scan\.js)$/;
 await build({
   ...common,
   entryPoints: [path.join(src, 'mcp', 'server.ts')],

@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
 import { createApp, IdempotencyStore } from '../api/index.js';
-import { createEmbedder, extractorFor, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
+import { createEmbedder, extractorFor, ResidentBudget, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
 import { authenticate, callerOfRes } from './auth.js';
 import { projectContext } from './context.js';
 import { lockDataDir } from './data-lock.js';
@@ -66,6 +66,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     maxContentChars: cfg.maxContentChars,
     maxMetadataBytes: cfg.maxMetadataBytes,
     webhooks: { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate },
+    residentBudget: new ResidentBudget(cfg.residentSearchRows),
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.
   await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));

@@ -35,7 +35,9 @@ import { fromRecord, groupBy, lanceSchema, PAYLOAD_COLUMN, rowColumns, toRecord,
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
+import { ResidentBudget, ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
+import { VectorScan } from './vector-scan.js';
 
 export interface LanceStoreOptions {
   /** Directory of the LanceDB database. */
@@ -65,7 +67,17 @@ export interface LanceStoreOptions {
    * cores + 1 (each search's two queries use every core already)
    */
   maxConcurrentSearches?: number;
+  /**
+   * Rows the current view may hold in memory for searching (ResidentView): while it fits, searches
+   * of the current view run there (exact, ~1 ms at 10k memories), otherwise through LanceDB's
+   * indexes. Pass one budget to several stores to bound them together. @default a budget of
+   * DEFAULT_RESIDENT_ROWS for this store alone
+   */
+  residentBudget?: ResidentBudget;
 }
+
+/** Rows a store searches in memory by default (~3 KB each with a 384-dimension vector). */
+export const DEFAULT_RESIDENT_ROWS = 25_000;
 
 const IN_CHUNK = 500;
 /** Fold unindexed rows into the full-text index once this many are scored outside it. */
@@ -101,7 +113,7 @@ export class LanceStore implements MemoryStore {
   /** Bumped whenever rows that may lack such a vector arrive, so a count started before cannot clear the flag. */
   private mixedGen = 0;
   private readonly log: Logger;
-  private readonly opts: Required<Omit<LanceStoreOptions, 'logger' | 'nprobes'>> & { nprobes: number | null };
+  private readonly opts: Required<Omit<LanceStoreOptions, 'logger' | 'nprobes' | 'residentBudget'>> & { nprobes: number | null };
   private readonly ftsReady = new WeakSet<lancedb.Table>();
   /**
    * Current-view rows the full-text index does not cover yet, scored here by exact BM25 against
@@ -118,6 +130,12 @@ export class LanceStore implements MemoryStore {
   private connectedAt = 0;
   /** Searches running at once (see ConcurrencyGate); exposed for tests. */
   readonly searches: ConcurrencyGate;
+  /** The current view in memory while it fits the budget (searches of the current view use it). */
+  private resident: ResidentView | null = null;
+  /** Rows taken from the budget for `resident`. */
+  private residentReserved = 0;
+  private readonly budget: ResidentBudget;
+  private readonly scan: VectorScan;
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
@@ -132,6 +150,8 @@ export class LanceStore implements MemoryStore {
       nprobes: options.nprobes ?? null,
     };
     this.searches = new ConcurrencyGate(this.opts.maxConcurrentSearches);
+    this.budget = options.residentBudget ?? new ResidentBudget(DEFAULT_RESIDENT_ROWS);
+    this.scan = new VectorScan(options.dim, (reason) => this.log.warn('vector scans run in JavaScript', { reason }));
   }
 
   async open(): Promise<void> {
@@ -186,6 +206,50 @@ export class LanceStore implements MemoryStore {
     // indexes before the first search (the vector index follows in the first upkeep).
     if (rebuild && (await this.currentTbl.countRows()) > 0) await this.currentTbl.optimize({ cleanupOlderThan: new Date() });
     await this.rebuildTermStats();
+    await this.loadResident();
+  }
+
+  /** Hold the current view in memory when the budget covers it. */
+  private async loadResident(): Promise<void> {
+    this.dropResident();
+    const { current } = this.tables();
+    const rows = await current.countRows();
+    if (!this.budget.reserve(rows)) {
+      this.log.info('current view searched through its indexes', { rows, residentBudget: this.budget.maxRows, budgetInUse: this.budget.usedRows });
+      return;
+    }
+    this.residentReserved = rows;
+    const view = new ResidentView(this.opts.dim, this.scan);
+    view.add(await this.readRows(current, undefined, true));
+    this.resident = view;
+    this.fitResident();
+  }
+
+  /** Keep the budget in step with the view's size; let go of the view when it outgrew the budget. */
+  private fitResident(): void {
+    const view = this.resident;
+    if (!view) return;
+    const grow = view.size - this.residentReserved;
+    if (grow <= 0) {
+      this.budget.release(-grow);
+      this.residentReserved = view.size;
+    } else if (this.budget.reserve(grow)) {
+      this.residentReserved = view.size;
+    } else {
+      this.log.info('current view outgrew the resident budget: searched through its indexes from now on', { rows: view.size, residentBudget: this.budget.maxRows });
+      this.dropResident();
+    }
+  }
+
+  private dropResident(): void {
+    this.resident = null;
+    this.budget.release(this.residentReserved);
+    this.residentReserved = 0;
+  }
+
+  /** Rows of the current view held in memory for searching (null: searched through LanceDB's indexes). */
+  residentRows(): number | null {
+    return this.resident?.size ?? null;
   }
 
   private async createTable(name: 'versions' | 'current'): Promise<lancedb.Table> {
@@ -267,6 +331,8 @@ export class LanceStore implements MemoryStore {
   async close(): Promise<void> {
     await this.writeChain.catch(() => {});
     await this.maintaining?.catch(() => {});
+    this.dropResident();
+    await this.scan.close();
     for (const [close, timer] of this.retired) {
       clearTimeout(timer);
       close();
@@ -404,12 +470,16 @@ export class LanceStore implements MemoryStore {
   private async replaceCurrent(replace: readonly string[], fresh: readonly VersionRow[]): Promise<void> {
     const { current } = this.tables();
     for (let i = 0; i < replace.length; i += IN_CHUNK) {
-      await current.delete(`memory_id IN (${replace.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`);
+      const chunk = replace.slice(i, i + IN_CHUNK);
+      await current.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
+      this.resident?.removeMemories(chunk);
       this.upkeep.currentCommits++;
     }
     this.dropFromTail(replace);
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return this.fitResident();
     await current.add(fresh.map((r) => toRecord(r, this.opts.dim, true)));
+    this.resident?.add(fresh);
+    this.fitResident();
     this.upkeep.currentCommits++;
     this.addToTail(fresh, true);
     await this.ensureFts(current);
@@ -501,8 +571,12 @@ export class LanceStore implements MemoryStore {
     return rows - extra;
   }
 
-  search(req: StoreSearch): Promise<StoreHit[]> {
-    return this.searches.run(() => this.searchNow(req));
+  async search(req: StoreSearch): Promise<StoreHit[]> {
+    this.tables();
+    if (this.resident && req.knownAt === undefined) {
+      return await this.resident.search({ text: req.text, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit });
+    }
+    return await this.searches.run(() => this.searchNow(req));
   }
 
   private async searchNow(req: StoreSearch): Promise<StoreHit[]> {
@@ -567,7 +641,9 @@ export class LanceStore implements MemoryStore {
         removed += await versions.countRows(inList);
         await versions.delete(inList);
         await current.delete(inList);
+        this.resident?.removeMemories(ids.slice(i, i + IN_CHUNK));
       }
+      this.fitResident();
       for (const id of ids) this.catalog.delete(id);
       this.dropFromTail(ids);
       if (removed > 0) {
@@ -611,6 +687,10 @@ export class LanceStore implements MemoryStore {
         .mergeInsert('version_id')
         .whenMatchedUpdateAll()
         .execute(updated as unknown as Record<string, unknown>[]);
+      for (const r of rows) {
+        const u = byId.get(r.version_id)!;
+        this.resident?.setVector(u.version_id, u.vector, u.model);
+      }
       // Rewritten rows are new rows to LanceDB: outside the full-text index until it catches up.
       this.addToTail(rows, false);
       this.upkeep.currentCommits++;

@@ -47,7 +47,7 @@ export class InMemoryStore implements MemoryStore {
       touched.add(row.memory_id);
     }
     for (const id of touched) this.refreshCurrent(id);
-    return stored.map(clone);
+    return stored.map(cloneRow);
   }
 
   async rewrite(rows: readonly PlannedRow[]): Promise<VersionRow[]> {
@@ -66,7 +66,7 @@ export class InMemoryStore implements MemoryStore {
       this.byMemory.set(id, (this.byMemory.get(id) ?? []).map((v) => stored.get(v.version_id) ?? v));
       this.refreshCurrent(id);
     }
-    return [...stored.values()].map(clone);
+    return [...stored.values()].map(cloneRow);
   }
 
   private refreshCurrent(memoryId: string): void {
@@ -91,7 +91,7 @@ export class InMemoryStore implements MemoryStore {
     return [...new Set(memoryIds)]
       .sort()
       .flatMap((id) => [...(this.byMemory.get(id) ?? [])].sort((a, b) => a.version - b.version))
-      .map(clone);
+      .map(cloneRow);
   }
 
   async maxVersions(memoryIds: readonly string[]): Promise<Map<string, number>> {
@@ -106,7 +106,7 @@ export class InMemoryStore implements MemoryStore {
 
   async currentOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
     this.check();
-    return [...new Set(memoryIds)].flatMap((id) => this.current.get(id) ?? []).map(clone);
+    return [...new Set(memoryIds)].flatMap((id) => this.current.get(id) ?? []).map(cloneRow);
   }
 
   async list(filter: MemoryFilter, opts: { limit: number; beforeSeq?: number; validAt?: number }): Promise<VersionRow[]> {
@@ -115,7 +115,7 @@ export class InMemoryStore implements MemoryStore {
       (r) => matchesFilter(r, filter) && (opts.beforeSeq === undefined || r.seq < opts.beforeSeq) && (opts.validAt === undefined || validAt(r, opts.validAt)),
     );
     rows.sort((a, b) => b.seq - a.seq);
-    return rows.slice(0, opts.limit).map(clone);
+    return rows.slice(0, opts.limit).map(cloneRow);
   }
 
   async count(filter: MemoryFilter): Promise<number> {
@@ -141,7 +141,7 @@ export class InMemoryStore implements MemoryStore {
         scored.push([r, cosine(req.vector, r.vector)]);
       }
       scored.sort((a, b) => b[1] - a[1]);
-      for (const [r, s] of scored.slice(0, req.limit)) hits.set(r.version_id, { row: clone(r), vectorScore: s, textScore: null });
+      for (const [r, s] of scored.slice(0, req.limit)) hits.set(r.version_id, { row: cloneRow(r), vectorScore: s, textScore: null });
     }
     if (req.text) {
       let scores: Map<string, number>;
@@ -156,7 +156,7 @@ export class InMemoryStore implements MemoryStore {
       for (const [id, s] of top) {
         const hit = hits.get(id);
         if (hit) hit.textScore = s;
-        else hits.set(id, { row: clone(candidates.get(id)!), vectorScore: null, textScore: s });
+        else hits.set(id, { row: cloneRow(candidates.get(id)!), vectorScore: null, textScore: s });
       }
     }
     return [...hits.values()];
@@ -164,7 +164,7 @@ export class InMemoryStore implements MemoryStore {
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
     this.check();
-    return this.versions.filter((r) => r.seq > afterSeq && r.seq <= afterSeq + limit).map(clone);
+    return this.versions.filter((r) => r.seq > afterSeq && r.seq <= afterSeq + limit).map(cloneRow);
   }
 
   async purge(memoryIds: readonly string[]): Promise<number> {
@@ -187,7 +187,7 @@ export class InMemoryStore implements MemoryStore {
     this.check();
     const out: VersionRow[] = [];
     for (const r of this.currentById.values()) {
-      if (r.embed_model !== model) out.push(clone(r));
+      if (r.embed_model !== model) out.push(cloneRow(r));
       if (out.length >= limit) break;
     }
     return out;
@@ -218,6 +218,7 @@ export class InMemoryStore implements MemoryStore {
   }
 }
 
-function clone(r: VersionRow): VersionRow {
+/** A copy of a row that shares nothing mutable with it. */
+export function cloneRow(r: VersionRow): VersionRow {
   return { ...r, metadata: structuredClone(r.metadata), source: { ...r.source }, block: r.block ? { ...r.block } : null, vector: r.vector ? Float32Array.from(r.vector) : null };
 }

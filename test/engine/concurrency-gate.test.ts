@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConcurrencyGate } from '../../engine/concurrency-gate.js';
-import { LanceStore } from '../../engine/index.js';
+import { LanceStore, ResidentBudget } from '../../engine/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { row } from '../helpers/rows.js';
 
@@ -55,7 +55,7 @@ describe('ConcurrencyGate', () => {
   });
 
   it('LanceStore answers many concurrent searches correctly with at most its limit running', async () => {
-    const store = new LanceStore({ dir: path.join(tempDir('gate-store-'), 'db'), dim: 8, maxConcurrentSearches: 2 });
+    const store = new LanceStore({ dir: path.join(tempDir('gate-store-'), 'db'), dim: 8, maxConcurrentSearches: 2, residentBudget: new ResidentBudget(0) });
     await store.open();
     try {
       const rows = Array.from({ length: 20 }, (_, i) => row({ content: `gate probe heron ${i} word${i}` }));

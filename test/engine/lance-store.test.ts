@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import * as lancedb from '@lancedb/lancedb';
-import { FakeEmbedder, LanceStore } from '../../engine/index.js';
+import { FakeEmbedder, LanceStore, ResidentBudget } from '../../engine/index.js';
 import { row } from '../helpers/rows.js';
+import { uuidv7 } from '../../engine/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('LanceStore', () => {
@@ -57,7 +58,7 @@ describe('LanceStore', () => {
   });
 
   it('works within small cache bounds', async () => {
-    const store = new LanceStore({ dir: path.join(tempDir('lance-cache-'), 'db'), dim: 8, indexCacheBytes: 1 << 20, metadataCacheBytes: 1 << 20 });
+    const store = new LanceStore({ dir: path.join(tempDir('lance-cache-'), 'db'), dim: 8, indexCacheBytes: 1 << 20, metadataCacheBytes: 1 << 20, residentBudget: new ResidentBudget(0) });
     await store.open();
     try {
       await store.append([row({ content: 'bounded cache wombat' }), row({ content: 'another row' })]);
@@ -224,7 +225,7 @@ describe('LanceStore', () => {
     await tbl.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions: 4, numSubVectors: 4 }), replace: true });
     tbl.close();
     db.close();
-    store = new LanceStore({ dir, dim: 32, vectorIndexMinRows: 300 });
+    store = new LanceStore({ dir, dim: 32, vectorIndexMinRows: 300, residentBudget: new ResidentBudget(0) });
     await store.open();
     try {
       store.setActiveModel(embedder.model);
@@ -242,5 +243,108 @@ describe('LanceStore', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('LanceStore: the current view in memory', () => {
+  const embedder = new FakeEmbedder(16);
+  const WORDS = ['postgres', 'redis', 'billing', 'deploy', 'cache', 'queue', 'auth', 'token', 'retry', 'index'];
+  const rowsOf = (n: number, tag: string) =>
+    Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const content = `${tag} ${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]} item${i}`;
+        return row({ content, vector: await embedder.embedQuery(content), embed_model: embedder.model, user_id: i % 4 === 0 ? 'bob' : 'alice' });
+      }),
+    );
+  const query = async (text: string, filter = {}) => ({ text, vector: await embedder.embedQuery(text), model: embedder.model, filter, validAt: Date.now(), limit: 8 });
+  const open = async (dir: string, budget?: ResidentBudget): Promise<LanceStore> => {
+    const s = new LanceStore({ dir, dim: 16, ...(budget ? { residentBudget: budget } : {}) });
+    await s.open();
+    s.setActiveModel(embedder.model);
+    return s;
+  };
+
+  it('answers as LanceDB’s indexes do, before and after updates, deletes and a reopen', async () => {
+    const rows = await rowsOf(240, 'parity');
+    const inMemory = await open(path.join(tempDir('resident-'), 'db'));
+    const indexedDir = path.join(tempDir('resident-indexed-'), 'db');
+    let indexed = await open(indexedDir, new ResidentBudget(0));
+    try {
+      for (const s of [inMemory, indexed]) await s.append(rows);
+      assert.equal(inMemory.residentRows(), 240);
+      assert.equal(indexed.residentRows(), null);
+      // Right after a rebuild LanceDB's text statistics are those of the rows it holds, as the view's
+      // always are; after deletes it keeps counting removed rows for a while, so scores may differ
+      // by a fraction of a percent.
+      const compare = async (label: string, tol: number): Promise<void> => {
+        await indexed.maintain({ force: true });
+        for (const [text, filter] of [['postgres billing', {}], ['token retry item7', { user_id: 'alice' }], ['cache', { user_id: 'bob' }]] as const) {
+          const q = await query(text, filter);
+          const [a, b] = [await inMemory.search(q), await indexed.search(q)];
+          const channel = (hits: typeof a, key: 'vectorScore' | 'textScore') =>
+            hits
+              .filter((h) => h[key] !== null)
+              .sort((x, y) => y[key]! - x[key]!)
+              .map((h) => [h.row.version_id, h[key]!] as const);
+          for (const key of ['vectorScore', 'textScore'] as const) {
+            const [x, y] = [channel(a, key), channel(b, key)];
+            assert.equal(x.length, y.length, `${label} ${text} ${key}: as many hits`);
+            // Scores agree rank by rank; rows of equal score may come in another order.
+            const near = (v: number, w: number) => Math.abs(v - w) <= tol * Math.max(1, Math.abs(w));
+            for (let i = 0; i < x.length; i++) assert.ok(near(x[i]![1], y[i]![1]), `${label} ${text} ${key} #${i}: ${x[i]![1]} vs ${y[i]![1]}`);
+            const distinct = (s: readonly (readonly [string, number])[]) => s.filter(([, v]) => s.filter(([, w]) => near(v, w)).length === 1).map(([id]) => id);
+            assert.deepEqual(distinct(x), distinct(y), `${label} ${text} ${key}: same rows`);
+          }
+        }
+      };
+      await compare('fresh', 1e-4);
+      const edited = { ...rows[3]!, version_id: uuidv7(), version: 2, content: 'postgres billing postgres rewritten', vector: await embedder.embedQuery('postgres billing rewritten') };
+      for (const s of [inMemory, indexed]) {
+        await s.append([edited]);
+        await s.purge([rows[5]!.memory_id]);
+        await s.append([{ ...rows[8]!, version_id: uuidv7(), version: 2, deleted: true, valid_to: Date.now() - 1 }]);
+      }
+      await compare('edited', 0.01);
+      const dir = inMemory['opts'].dir;
+      await inMemory.close();
+      const reopened = await open(dir);
+      assert.equal(reopened.residentRows(), 238);
+      await indexed.close();
+      indexed = await open(indexedDir, new ResidentBudget(0));
+      const hits = await reopened.search(await query('postgres billing'));
+      assert.ok(hits.some((h) => h.row.version_id === edited.version_id), 'the new version is found after a reopen');
+      assert.ok(!hits.some((h) => h.row.memory_id === rows[5]!.memory_id || h.row.memory_id === rows[8]!.memory_id), 'purged and deleted memories stay gone');
+      await reopened.close();
+    } finally {
+      await indexed.close();
+      await inMemory.close();
+    }
+  });
+
+  it('holds views within one shared budget, and searches a view that outgrew it through the indexes', async () => {
+    const budget = new ResidentBudget(50);
+    const a = await open(path.join(tempDir('resident-a-'), 'db'), budget);
+    await a.append(await rowsOf(30, 'alpha'));
+    const bDir = path.join(tempDir('resident-b-'), 'db');
+    let b = await open(bDir, budget);
+    try {
+      await b.append(await rowsOf(30, 'bravo'));
+      assert.equal(a.residentRows(), 30);
+      assert.equal(b.residentRows(), null, 'b does not fit beside a');
+      assert.equal(budget.usedRows, 30);
+      assert.ok((await b.search(await query('bravo item29'))).some((h) => h.row.content.endsWith('item29')), 'b is still searched');
+      await a.append(await rowsOf(25, 'extra'));
+      assert.equal(a.residentRows(), null, 'a outgrew the budget');
+      assert.equal(budget.usedRows, 0);
+      assert.ok((await a.search(await query('extra item24'))).some((h) => h.row.content === `extra ${WORDS[4]} ${WORDS[8]} ${WORDS[2]} item24`), 'a is searched through its indexes');
+      await b.close();
+      b = await open(bDir, budget);
+      assert.equal(b.residentRows(), 30, 'b fits now');
+      assert.equal(budget.usedRows, 30);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    assert.equal(budget.usedRows, 0, 'closing gives the rows back');
   });
 });
