@@ -194,7 +194,7 @@ export const CONFIG_SCHEMA = {
     max: 10_000_000,
     group: 'daemon',
     description:
-      'Memories held in RAM for searching (about 3 KB each), by the daemon, or by a server across all its projects: a store that fits is searched in memory, exactly, in about a millisecond at 10k memories; a larger one through its LanceDB indexes. 0 turns it off.',
+      'Memories held in RAM for searching, by the daemon, or by a server across all its projects (about 6 MB of RSS per 1,000 with a 384-dimension model): a store that fits is searched in memory, exactly, in about a millisecond at 10k memories; a larger one through its LanceDB indexes. 0 turns it off.',
   },
   recallDeadlineMs: {
     env: 'SERVICE_RECALL_DEADLINE_MS',

@@ -82,11 +82,13 @@ export class ResidentView {
   /** Per-slot text score accumulator, zero between searches. */
   private scratch = new Float64Array(0);
 
+  /** `expectedRows`: rows about to be added (the matrix is sized for them, with room to grow). */
   constructor(
     private readonly dim: number,
     private readonly scan: VectorScan,
+    expectedRows = 0,
   ) {
-    this.matrix = new Float32Array(64 * dim);
+    this.matrix = new Float32Array(Math.max(64, Math.ceil(expectedRows * 1.125)) * dim);
   }
 
   /** Rows held. */
@@ -222,7 +224,7 @@ export class ResidentView {
     this.lengths.push(0);
     if ((slot + 1) * this.dim > this.matrix.length) {
       // A scan in flight keeps the old matrix (its tensor holds it).
-      const bigger = new Float32Array(this.matrix.length * 2);
+      const bigger = new Float32Array(Math.ceil((this.matrix.length * 1.5) / this.dim) * this.dim);
       bigger.set(this.matrix);
       this.matrix = bigger;
     }
