@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_RESIDENT_ROWS } from './store/resident-view.js';
 
 type Kind = 'string' | 'int' | 'bool' | 'enum' | 'url' | 'path' | 'secret';
 
@@ -189,12 +190,12 @@ export const CONFIG_SCHEMA = {
   residentSearchRows: {
     env: 'SERVICE_RESIDENT_SEARCH_ROWS',
     kind: 'int',
-    default: 25_000,
+    default: DEFAULT_RESIDENT_ROWS,
     min: 0,
     max: 10_000_000,
     group: 'daemon',
     description:
-      'Memories held in RAM for searching, by the daemon, or by a server across all its projects (about 6 MB of RSS per 1,000 with a 384-dimension model): a store that fits is searched in memory, exactly, in about a millisecond at 10k memories; a larger one through its LanceDB indexes. 0 turns it off.',
+      'Memories held in RAM for searching, by the daemon, or by a server across all its projects (at 384 dimensions ~3 KB of data each, 3-10 KB of RSS): a store that fits is searched in memory, exactly, in about a millisecond at 10k memories; a larger one through its LanceDB indexes. 0 turns it off.',
   },
   recallDeadlineMs: {
     env: 'SERVICE_RECALL_DEADLINE_MS',

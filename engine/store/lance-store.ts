@@ -35,7 +35,7 @@ import { fromRecord, groupBy, lanceSchema, PAYLOAD_COLUMN, rowColumns, toRecord,
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
-import { ResidentBudget, ResidentView } from './resident-view.js';
+import { DEFAULT_RESIDENT_ROWS, ResidentBudget, ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
 
@@ -75,9 +75,6 @@ export interface LanceStoreOptions {
    */
   residentBudget?: ResidentBudget;
 }
-
-/** Rows a store searches in memory by default (at 384 dimensions, ~3.2 KB each of heap and matrix, ~6 KB of RSS). */
-export const DEFAULT_RESIDENT_ROWS = 25_000;
 
 const IN_CHUNK = 500;
 /** Fold unindexed rows into the full-text index once this many are scored outside it. */

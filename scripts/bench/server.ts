@@ -3,8 +3,9 @@
  * engine's batch path, starts `service serve` as a child process on that data dir, and drives it
  * over HTTP: add and search throughput with p50/p99 latency from autocannon (10 concurrent
  * connections, closed loop), then search at a constant 200 requests/s (and 75% of that) from
- * loadtest (open loop) against the p99 ≤ 50 ms target. Prints a
- * markdown table and writes it into BENCHMARKS.md between the bench:server markers.
+ * loadtest (open loop) against the p99 ≤ 50 ms target; then restarts the server on the same data
+ * with in-memory search off, for the same searches through LanceDB's indexes side by side. Prints
+ * a markdown table and writes it into BENCHMARKS.md between the bench:server markers.
  *
  * Options: --memories N (10000), --duration S (15), --rate R (200), --model DIR
  * (../shared/models/random-minilm-l6), --dtype q8|fp32 (q8), --no-write (do not touch BENCHMARKS.md).
@@ -16,14 +17,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
-import { LanceStore, MemoryEngine, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
+import { DEFAULT_RESIDENT_ROWS, LanceStore, MemoryEngine, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
 import { TenancyStore } from '../../server/index.js';
 import { writeBenchSection } from './markdown.js';
 import { Rng } from './rng.js';
 import { machineDescription } from './machine.js';
 import { modelDescription, modelDtype } from './model-choice.js';
-import { settle } from './daemon-process.js';
+import { settle, statusBytes } from './daemon-process.js';
 import { startServe, stopChild, type Served } from './serve-process.js';
+import { mb } from './stats.js';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const { values } = parseArgs({
@@ -83,8 +85,8 @@ async function seed(dataDir: string): Promise<{ key: string; projectId: string; 
   return { key: boot.secret, projectId: boot.project.project_id, seedMs, indexMs };
 }
 
-function startServer(dataDir: string): Promise<Served> {
-  return startServe(dataDir, { ...process.env, SERVICE_HOME: path.join(dataDir, 'home'), SERVICE_MODEL_DIR: MODEL_DIR, SERVICE_MODEL_DTYPE: DTYPE, SERVICE_OFFLINE: 'true', SERVICE_RATE_LIMIT_PER_MINUTE: '10000000', SERVICE_LOG_LEVEL: 'warn' });
+function startServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  return startServe(dataDir, { ...process.env, SERVICE_HOME: path.join(dataDir, 'home'), SERVICE_MODEL_DIR: MODEL_DIR, SERVICE_MODEL_DTYPE: DTYPE, SERVICE_OFFLINE: 'true', SERVICE_RATE_LIMIT_PER_MINUTE: '10000000', SERVICE_LOG_LEVEL: 'warn', ...env });
 }
 
 interface Row {
@@ -154,28 +156,53 @@ async function main(): Promise<void> {
     const s = await seed(dataDir);
     const started = await startServer(dataDir);
     child = started.child;
-    const { url } = started;
-    const warm = await fetch(`${url}/v1/memories/search`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'warm up the model' }) });
-    if (warm.status !== 200) throw new Error(`warm-up search answered ${warm.status}: ${await warm.text()}`);
+    let { url } = started;
+    const warmUp = async (): Promise<void> => {
+      const warm = await fetch(`${url}/v1/memories/search`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'warm up the model' }) });
+      if (warm.status !== 200) throw new Error(`warm-up search answered ${warm.status}: ${await warm.text()}`);
+    };
+    await warmUp();
     const rAdd = new Rng(7);
     let added = 0;
     const rows: Row[] = [];
     rows.push(await load(`add (POST /v1/memories), ${CONNECTIONS} connections`, url, s.key, '/v1/memories', () => JSON.stringify({ user_id: `user-${added % 25}`, agent_id: 'bench', content: memoryText(rAdd, N + added++) })));
-    // The adds leave maintenance behind (compaction, new rows into the indexes): searches start once
-    // the server is idle again, and each run once the one before is fully answered.
+    // The adds leave maintenance behind (compaction, new rows into the indexes): the searches run on
+    // a server started afresh on the result (so its memory is that of searching alone), each run
+    // once the one before is fully answered.
     await settle(child.pid!);
+    await stopChild(child);
+    const searching = await startServer(dataDir);
+    child = searching.child;
+    url = searching.url;
+    await warmUp();
+    await settle(child.pid!);
+    const rss = { memory: { started: statusBytes(child.pid!, 'VmRSS'), searched: 0 }, indexes: { started: 0, searched: 0 } };
     const rq = new Rng(9);
     rows.push(await load(`search (POST /v1/memories/search), ${CONNECTIONS} connections`, url, s.key, '/v1/memories/search', () => JSON.stringify({ query: queryText(rq) })));
     await settle(child.pid!);
     rows.push(await fixedRate(`search, ${RATE} requests/s at a constant rate (open loop)`, url, s.key, '/v1/memories/search', RATE, () => JSON.stringify({ query: queryText(rq) })));
     await settle(child.pid!);
     rows.push(await fixedRate(`search, ${LOWER_RATE} requests/s at a constant rate`, url, s.key, '/v1/memories/search', LOWER_RATE, () => JSON.stringify({ query: queryText(rq) })));
+    rss.memory.searched = statusBytes(child.pid!, 'VmRSS');
     await settle(child.pid!);
     // The same rate with 50 repeated queries: their embeddings come from the engine's query
     // cache, so this row is the cost of everything but the model (HTTP, auth, LanceDB, ranking).
     const pool = Array.from({ length: 50 }, () => queryText(rq));
     let k = 0;
     rows.push(await fixedRate(`search, ${RATE} requests/s at a constant rate, 50 repeated queries (embedding cached)`, url, s.key, '/v1/memories/search', RATE, () => JSON.stringify({ query: pool[k++ % pool.length] })));
+    await stopChild(child);
+    // The same data, the same server with its store searched through LanceDB's indexes alone.
+    const indexed = await startServer(dataDir, { SERVICE_RESIDENT_SEARCH_ROWS: '0' });
+    child = indexed.child;
+    const via = 'searched through LanceDB’s indexes (`SERVICE_RESIDENT_SEARCH_ROWS=0`)';
+    url = indexed.url;
+    await warmUp();
+    await settle(child.pid!);
+    rss.indexes.started = statusBytes(child.pid!, 'VmRSS');
+    rows.push(await load(`search, ${CONNECTIONS} connections, ${via}`, url, s.key, '/v1/memories/search', () => JSON.stringify({ query: queryText(rq) })));
+    await settle(child.pid!);
+    rows.push(await fixedRate(`search, ${LOWER_RATE} requests/s at a constant rate, ${via}`, url, s.key, '/v1/memories/search', LOWER_RATE, () => JSON.stringify({ query: queryText(rq) })));
+    rss.indexes.searched = statusBytes(child.pid!, 'VmRSS');
     const fixed = rows[2]!;
     const pass = fixed.p99 <= 50 && fixed.errors === 0 && fixed.rps >= RATE * 0.95;
     const table = [
@@ -189,6 +216,8 @@ async function main(): Promise<void> {
       `${N.toLocaleString('en-US')} memories in one project (seeded through the engine's batch path in ${(s.seedMs / 1000).toFixed(1)} s, index build ${(s.indexMs / 1000).toFixed(1)} s), model ${modelDescription(path.basename(MODEL_DIR), DTYPE)}, server as a child process, load from autocannon (closed loop, ${CONNECTIONS} connections, each sending its next request when the last is answered) and from loadtest (constant rate, open loop: one request every 1000/rate ms whatever the answers), ${DURATION} s per run, every request a distinct text unless the row says otherwise. Machine: ${machineDescription()}, load generator and server on the same machine.`,
       '',
       table,
+      '',
+      `Unless a row says otherwise, the project's ${N.toLocaleString('en-US')} memories are searched in memory (the store's resident view, \`SERVICE_RESIDENT_SEARCH_ROWS\` default ${DEFAULT_RESIDENT_ROWS.toLocaleString('en-US')}); the last two rows restart the server on the same data with it off. The add run has a server of its own. Server RSS searching in memory: ${mb(rss.memory.started)} after the warm-up search, ${mb(rss.memory.searched)} after its ${LOWER_RATE}/s run; through the indexes: ${mb(rss.indexes.started)} and ${mb(rss.indexes.searched)}.`,
       '',
       `Target: search p99 ≤ 50 ms at ${RATE} requests/s → **${pass ? 'met' : 'missed'}** (served ${fixed.rps.toFixed(0)} requests/s of the ${RATE} offered, p99 ${fixed.p99} ms).`,
       '',
