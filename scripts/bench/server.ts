@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
-import { DEFAULT_RESIDENT_ROWS, LanceStore, MemoryEngine, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
+import { DEFAULT_RESIDENT_ROWS, LanceStore, MemoryEngine, ResidentBudget, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
 import { TenancyStore } from '../../server/index.js';
 import { writeBenchSection } from './markdown.js';
 import { Rng } from './rng.js';
@@ -58,7 +58,7 @@ function queryText(r: Rng): string {
   return `why do we ${r.pick(VERB)} ${r.pick(TECH)} for ${r.pick(AREA)}`;
 }
 
-async function seed(dataDir: string): Promise<{ key: string; projectId: string; seedMs: number; indexMs: number }> {
+async function seed(dataDir: string): Promise<{ key: string; projectId: string; dim: number; seedMs: number; indexMs: number }> {
   const boot = new TenancyStore(dataDir).bootstrap();
   if (!boot) throw new Error(`${dataDir} is not empty`);
   const embedder = new TransformersEmbedder({ spec: resolveModelSpec({ model: '', modelDir: MODEL_DIR, cacheDir: '', dtype: DTYPE }), cacheDir: path.join(dataDir, 'models'), offline: true });
@@ -82,7 +82,7 @@ async function seed(dataDir: string): Promise<{ key: string; projectId: string; 
   process.stdout.write('\n');
   await engine.close();
   await embedder.close();
-  return { key: boot.secret, projectId: boot.project.project_id, seedMs, indexMs };
+  return { key: boot.secret, projectId: boot.project.project_id, dim: embedder.dim, seedMs, indexMs };
 }
 
 function startServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Served> {
@@ -171,6 +171,12 @@ async function main(): Promise<void> {
     // once the one before is fully answered.
     await settle(child.pid!);
     await stopChild(child);
+    // Fold what the adds left unindexed into the indexes now, so neither search server below
+    // starts with that work (it would count in its memory and its first run).
+    const store = new LanceStore({ dir: path.join(dataDir, 'projects', s.projectId, 'lance'), dim: s.dim, residentBudget: new ResidentBudget(0) });
+    await store.open();
+    await store.maintain({ force: true });
+    await store.close();
     const searching = await startServer(dataDir);
     child = searching.child;
     url = searching.url;
