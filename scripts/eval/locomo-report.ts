@@ -35,6 +35,8 @@ export interface LocomoResults {
   modes: ModeResult[];
   /** Query embedding (uncached, once per question). */
   embedding: Summary;
+  /** Whether the store answered searches from its in-memory view (else through its LanceDB indexes). */
+  inMemory: boolean;
 }
 
 const rate = (x: { memories: number; ms: number }): string => (x.memories / (x.ms / 1000)).toFixed(0);
@@ -83,7 +85,7 @@ export function renderLocomo(r: LocomoResults): string {
     `- Machine: ${r.machine}`,
     `- Data: \`${r.dataFile}\` (LoCoMo, Maharana et al., ACL 2024, CC BY-NC 4.0, read at run time, not in this repository). ${r.conversations} conversations, ${r.turns.toLocaleString('en-US')} turns (${r.captions} with an image caption, appended to the text) → one memory each, one \`user_id\` per conversation, \`valid_from\` = the session's date: the first conversation through \`engine.add\` (${r.ingest.added.memories} in ${(r.ingest.added.ms / 1000).toFixed(1)} s, ${rate(r.ingest.added)}/s), the others through \`engine.import\`, the batch path (${r.ingest.imported.memories.toLocaleString('en-US')} in ${(r.ingest.imported.ms / 1000).toFixed(1)} s, ${rate(r.ingest.imported)}/s), embedding included.`,
     `- Questions: ${s.asked.toLocaleString('en-US')} of categories 1–4; ${s.questions.length.toLocaleString('en-US')} scored. **Unanswerable: ${s.unanswerable}** (no evidence id names an existing turn; not scored). Evidence ids that cannot be retrieved: ${s.malformed} malformed (e.g. \`D8:6; D9:17\`, \`D:11:26\`), ${s.missing} naming no turn; ${s.partial} scored questions lost some of theirs. Category 5 (adversarial, ${s.skipped} questions) has no evidence answer and is not asked.`,
-    `- Each question is one \`engine.search\` scoped to its conversation's user, \`top_k\` 25; recall@5 and @10 are prefixes of that ranking. Exact vector search (the approximate index's own recall is the engine benchmark's subject). Store: LanceDB in a temp dir, compacted and indexed after the adds.`,
+    `- Each question is one \`engine.search\` scoped to its conversation's user, \`top_k\` 25; recall@5 and @10 are prefixes of that ranking. Exact vector search (the approximate index's own recall is the engine benchmark's subject). Store: LanceDB in a temp dir, compacted and indexed after the adds${r.inMemory ? ', searched in memory (its resident view: every memory fits the default budget)' : ''}.`,
     `- Model: ${r.model.label}, loaded in ${ms(r.model.loadMs)} ms.${r.model.standIn ? ' **Random weights**: its vectors act like a random projection of the bag of words, so the vector and hybrid rows measure a lexical stand-in, not semantic retrieval. Run with `SERVICE_MODEL_DIR=<a real model folder>` for real numbers.' : ''}`,
     '',
     table(

@@ -81,7 +81,8 @@ async function main(): Promise<void> {
     console.log(`· model ${model.dir} (${model.label})`);
     const { embedder: modelEmbedder, loadMs } = await loadEmbedder(model, path.join(tmp, 'models'));
     const embedder = new RecordingEmbedder(modelEmbedder);
-    const engine = new MemoryEngine({ store: new LanceStore({ dir: path.join(tmp, 'lance'), dim: embedder.dim }), embedder, background: false });
+    const store = new LanceStore({ dir: path.join(tmp, 'lance'), dim: embedder.dim });
+    const engine = new MemoryEngine({ store, embedder, background: false });
     await engine.open();
     if (withPeer) peer = await PeerRun.start(modelEmbedder, { modelName: model.name, tmp, known: embedder.documents });
     const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
     await engine.maintain(true); // compaction and indexes, as the engine's background upkeep would
     const indexMs = performance.now() - t0;
     const indexed = (await engine.status()).vectorIndex;
+    const inMemory = store.residentRows() !== null;
     console.log(`· added ${added.memories} in ${(added.ms / 1000).toFixed(1)} s, imported ${imported.memories} in ${(imported.ms / 1000).toFixed(1)} s, maintenance ${(indexMs / 1000).toFixed(1)} s`);
     if (peer) {
       console.log(`· adding the same turns to mem0 ${peer.version}`);
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
         ingest: { added, imported },
         modes,
         embedding: summarize(embedMs),
+        inMemory,
       };
       const md = renderLocomo(results);
       console.log(`\n${md}\n`);
@@ -151,7 +154,7 @@ async function main(): Promise<void> {
       if (write) writeSection('locomo', md);
     }
     if (peer) {
-      const results = peer.results({ command, date: now(), machine: machineDescription(), durationSec, conversations: conversations.length, memories: turns, every: peerEvery, of: set.questions.length, model: { label: model.label, standIn: model.standIn }, ourAdds: added, indexMs, indexed });
+      const results = peer.results({ command, date: now(), machine: machineDescription(), durationSec, conversations: conversations.length, memories: turns, every: peerEvery, of: set.questions.length, model: { label: model.label, standIn: model.standIn }, ourAdds: added, indexMs, indexed, inMemory });
       const md = renderPeer(results);
       console.log(`\n${md}\n`);
       const c = results.checks;

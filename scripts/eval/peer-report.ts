@@ -27,7 +27,7 @@ export interface PeerResults {
   every: number;
   of: number;
   model: { label: string; standIn: boolean };
-  ours: SystemResult & { indexMs: number; indexed: boolean };
+  ours: SystemResult & { indexMs: number; indexed: boolean; inMemory: boolean };
   mem0: SystemResult & { version: string; embedRequestsPerSearch: number; httpMsPerRequest: number; searchWithoutSqlite: Summary };
   checks: { llmCalls: number; otherCalls: number; blockedFetches: number };
 }
@@ -77,7 +77,7 @@ export function renderPeer(r: PeerResults): string {
     `- Machine: ${r.machine}`,
     `- Same data for both: ${r.memories.toLocaleString('en-US')} LoCoMo turns of ${r.conversations} conversations as memories (one user per conversation); ${r.questions.toLocaleString('en-US')} questions as searches scoped to that user (${r.every > 1 ? `every ${r.every === 2 ? 'second' : r.every === 3 ? 'third' : `${r.every}th`} of the ${r.of.toLocaleString('en-US')} scored questions of categories 1–4` : `the ${r.of.toLocaleString('en-US')} scored questions of categories 1–4`}), top 25, alternating which system goes first.`,
     `- Same model for both: ${r.model.label}, one transformers.js pipeline in this process. Our engine calls it directly; mem0 reaches it through a loopback OpenAI-compatible \`/v1/embeddings\` endpoint (its \`openai\` embedder with \`baseURL\`), which batches concurrent requests like an embedding server would (HTTP and JSON cost about ${ms(m.httpMsPerRequest)} ms per request on top of the model).`,
-    `- This engine: \`engine.add\` (the first conversation; the others through \`engine.import\`, its batch path, to keep the run short) and \`engine.search\` (hybrid, the default), LanceDB in a temp dir, ${o.indexed ? 'vector index built' : 'no vector index (below its size threshold)'} by one maintenance pass after the adds (${(o.indexMs / 1000).toFixed(1)} s, not counted in add throughput).`,
+    `- This engine: \`engine.add\` (the first conversation; the others through \`engine.import\`, its batch path, to keep the run short) and \`engine.search\` (hybrid, the default), LanceDB in a temp dir, ${o.indexed ? 'vector index built' : 'no vector index (below its size threshold)'} by one maintenance pass after the adds (${(o.indexMs / 1000).toFixed(1)} s, not counted in add throughput)${o.inMemory ? ', searches answered in memory (the store\'s resident view: every memory fits the default budget)' : ''}.`,
     `- mem0: \`mem0ai\` ${m.version}, \`Memory\` from \`mem0ai/oss\`, in process, \`add(text, { userId, metadata, infer: false })\`, \`search(q, { filters: { user_id }, topK: 25, threshold: 0 })\`, vector store \`memory\` (SQLite \`:memory:\`), \`disableHistory: true\`, telemetry off.`,
     '',
     table(['measure', 'this engine', `mem0 ${m.version}`, 'ratio'], rows),

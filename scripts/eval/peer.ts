@@ -134,7 +134,7 @@ export class PeerRun {
     }
   }
 
-  results(base: Pick<PeerResults, 'command' | 'date' | 'machine' | 'durationSec' | 'conversations' | 'memories' | 'model' | 'every' | 'of'> & { ourAdds: { memories: number; ms: number }; indexMs: number; indexed: boolean }): PeerResults {
+  results(base: Pick<PeerResults, 'command' | 'date' | 'machine' | 'durationSec' | 'conversations' | 'memories' | 'model' | 'every' | 'of'> & { ourAdds: { memories: number; ms: number }; indexMs: number; indexed: boolean; inMemory: boolean }): PeerResults {
     const ks = [5, 10, 25];
     const s = this.endpoint.stats;
     return {
@@ -149,7 +149,7 @@ export class PeerRun {
       of: base.of,
       questions: this.ours.judged.length,
       model: base.model,
-      ours: { name: 'this engine', adds: base.ourAdds, search: summarize(this.ours.ms), embed: summarize(this.ours.embed), quality: aggregate(this.ours.judged, ks), indexMs: base.indexMs, indexed: base.indexed },
+      ours: { name: 'this engine', adds: base.ourAdds, search: summarize(this.ours.ms), embed: summarize(this.ours.embed), quality: aggregate(this.ours.judged, ks), indexMs: base.indexMs, indexed: base.indexed, inMemory: base.inMemory },
       mem0: {
         name: 'mem0',
         version: this.mem0.version,
