@@ -574,7 +574,7 @@ export class LanceStore implements MemoryStore {
   async search(req: StoreSearch): Promise<StoreHit[]> {
     this.tables();
     if (this.resident && req.knownAt === undefined) {
-      return await this.resident.search({ text: req.text, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit });
+      return await this.resident.search(req);
     }
     return await this.searches.run(() => this.searchNow(req));
   }

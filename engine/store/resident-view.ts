@@ -10,22 +10,14 @@
 import { validAt } from '../bitemporal.js';
 import { bm25Idf, bm25Term } from '../text/term-stats.js';
 import { queryTerms, terms } from '../text/tokenize.js';
-import type { MemoryFilter, VersionRow } from '../types.js';
+import type { VersionRow } from '../types.js';
 import { matchesFilter } from './filter.js';
 import { cloneRow } from './memory-store.js';
-import type { StoreHit } from './types.js';
-import type { VectorScan } from './vector-scan.js';
+import type { StoreHit, StoreSearch } from './types.js';
+import { rowDot, type VectorScan } from './vector-scan.js';
 
-export interface ResidentQuery {
-  text: string | null;
-  vector: Float32Array | null;
-  /** Only rows whose vector this model made take part in the vector channel. */
-  model: string | null;
-  filter: MemoryFilter;
-  validAt: number;
-  /** Candidates per channel. */
-  limit: number;
-}
+/** A search of the current view: a StoreSearch without the history and index options. */
+export type ResidentQuery = Pick<StoreSearch, 'text' | 'vector' | 'model' | 'filter' | 'validAt' | 'limit'>;
 
 interface Posting {
   slots: number[];
@@ -167,7 +159,7 @@ export class ResidentView {
       for (const s of top.slots) {
         // Scored again here: a slot written while the scan ran may hold another vector now.
         const row = this.rows[s]!;
-        hits.set(row.version_id, { row: cloneRow(row), vectorScore: this.dot(s, query), textScore: null });
+        hits.set(row.version_id, { row: cloneRow(row), vectorScore: rowDot(this.matrix, s, query), textScore: null });
       }
     }
     if (q.text) {
@@ -207,13 +199,6 @@ export class ResidentView {
       if (score > 0 && top.admits(score) && ok(s)) top.push(s, score);
     }
     return top.slots.map((s, i) => [s, top.scores[i]!]);
-  }
-
-  private dot(slot: number, query: Float32Array): number {
-    const o = slot * this.dim;
-    let d = 0;
-    for (let i = 0; i < this.dim; i++) d += this.matrix[o + i]! * query[i]!;
-    return d;
   }
 
   private newSlot(): number {

@@ -62,15 +62,17 @@ export const JS_SCAN_MAX_PRODUCTS = 1 << 18;
 
 /** `scores[r] = matrix row r · query` for the first `rows` rows, in plain JavaScript. */
 export function scanInJs(matrix: Float32Array, rows: number, query: Float32Array): Float32Array {
-  const dim = query.length;
   const out = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) {
-    const o = r * dim;
-    let d = 0;
-    for (let i = 0; i < dim; i++) d += matrix[o + i]! * query[i]!;
-    out[r] = d;
-  }
+  for (let r = 0; r < rows; r++) out[r] = rowDot(matrix, r, query);
   return out;
+}
+
+/** Row `row` of a row-major matrix (`query.length` wide) · query, in double precision. */
+export function rowDot(matrix: Float32Array, row: number, query: Float32Array): number {
+  const o = row * query.length;
+  let d = 0;
+  for (let i = 0; i < query.length; i++) d += matrix[o + i]! * query[i]!;
+  return d;
 }
 
 export class VectorScan {
