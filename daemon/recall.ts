@@ -23,6 +23,8 @@ export interface RecallOptions {
   minScore?: number;
   /** Memories considered per search. @default 12 */
   topK?: number;
+  /** Full text only (the model is still loading: recall does not wait for it). @default false */
+  textOnly?: boolean;
 }
 
 const PRIORITY: Record<string, number> = { constraint: 1, decision: 0.95, convention: 0.9, preference: 0.85, context: 0.7, fact: 0.7, note: 0.5 };
@@ -63,7 +65,7 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
   const prompt = (req.prompt ?? '').trim();
   if (prompt.length < 3) return { text: '', count: 0 };
   const alternatives = [projectFilter, personalFilter, sessionFilter].filter((f): f is MemoryFilter => f !== null);
-  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25 });
+  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25, relevance: true, ...(opts.textOnly ? { mode: 'text' as const } : {}) });
   const project: ContextSection = { title: `Project${repo ? ` (${repo})` : ''}`, items: [] };
   const personal: ContextSection = { title: 'Personal', items: [] };
   const session: ContextSection = { title: 'This session', items: [] };
