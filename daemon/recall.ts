@@ -8,6 +8,7 @@
  */
 import { assembleContext, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
 import type { RepoInfo } from './repo.js';
+import { isEpisode, MAX_EPISODES_INJECTED, weighEpisodes } from './episodes.js';
 
 export interface RecallRequest {
   event: 'SessionStart' | 'UserPromptSubmit';
@@ -51,7 +52,8 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
       projectFilter ? engine.list({ filter: projectFilter, limit: 40 }) : Promise.resolve({ results: [] as VersionRow[] }),
       engine.list({ filter: personalFilter, limit: 20 }),
     ]);
-    const projectRows = project.results.filter((r) => r.run_id !== req.session_id);
+    // Episodes are for questions (prompt recall), not for the session's opening summary.
+    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r));
     // The most recent earlier session in this repo: its memories, newest first.
     const lastRun = projectRows.find((r) => r.run_id)?.run_id ?? null;
     const recent = lastRun ? projectRows.filter((r) => r.run_id === lastRun).slice(0, 5) : [];
@@ -69,7 +71,7 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
   const project: ContextSection = { title: `Project${repo ? ` (${repo})` : ''}`, items: [] };
   const personal: ContextSection = { title: 'Personal', items: [] };
   const session: ContextSection = { title: 'This session', items: [] };
-  for (const hit of out.results) {
+  for (const hit of weighEpisodes(out.results, MAX_EPISODES_INJECTED)) {
     const r = hit.row;
     const target = req.session_id && r.run_id === req.session_id ? session : r.space === 'personal' ? personal : project;
     target.items.push(item(r, hit.score));

@@ -1,4 +1,5 @@
 /** The daemon-only routes on its socket: capture, flush, recall, pause, resume, remember, status, local search. */
+import { weighEpisodes } from './episodes.js';
 import { Router } from 'express';
 import { z } from 'zod';
 import { httpError, parseBody } from '../api/index.js';
@@ -129,7 +130,8 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
       }
     }
     res.json({
-      results: out.results.map((h) => ({ memory_id: h.row.memory_id, content: h.row.content, score: h.score, category: h.row.category, space: h.row.space, repo: h.row.repo, updated_at: new Date(h.row.recorded_at).toISOString() })),
+      // Extracted facts before episodes (daemon/episodes.ts).
+      results: weighEpisodes(out.results).map((h) => ({ memory_id: h.row.memory_id, content: h.row.content, score: h.score, category: h.row.category, space: h.row.space, repo: h.row.repo, updated_at: new Date(h.row.recorded_at).toISOString() })),
       mode: out.mode,
       scope,
       repo: info.repo,
