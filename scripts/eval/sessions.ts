@@ -146,7 +146,13 @@ export async function evaluate(fixtures: readonly Fixture[], log: (s: string) =>
   const firstRecall = { sessionStart: 0, prompt: 0, sessions: 0 };
   const byRepo = new Map<string, Labels[]>();
   for (const f of fixtures) byRepo.set(f.labels.repo, [...(byRepo.get(f.labels.repo) ?? []), f.labels]);
-  const repoNameOf = (repo: string | null): string | null => (repo ? (/fixtures\/([^/]+)$/.exec(repo)?.[1] ?? repo) : null);
+  // Remotes are normalized to lower case: compare repository names that way.
+  const labelRepo = new Map(fixtures.map((f) => [f.labels.repo.toLowerCase(), f.labels.repo]));
+  const repoNameOf = (repo: string | null): string | null => {
+    if (!repo) return null;
+    const name = (/fixtures\/([^/]+)$/.exec(repo)?.[1] ?? repo).toLowerCase();
+    return labelRepo.get(name) ?? name;
+  };
   const recoveredByEpisode = new Set<string>();
   for (const f of fixtures) {
     if (f.labels.questions.length === 0) continue;
