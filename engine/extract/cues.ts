@@ -83,7 +83,8 @@ const CUES: readonly Cue[] = [
   cue('fact', 0.7, /\b(?:run|runs|are run|is run|start|starts|is started|build|builds|is built) (?:with|via|using) `[^`]+`/i),
   cue('fact', 0.65, /\b(?:is|are|lives?) (?:at|on) (?:https?:\/\/|`)/i),
   cue('fact', 0.6, /\bis (?:pinned|locked) (?:to|at)\b/i),
-  cue('fact', 0.75, /\broot cause\b[^.!?]{0,40}?(?:\bis\b|\bwas\b|:)|\bthe (?:issue|problem|bug|failure|error) (?:is|was) (?:that|caused by|due to)\b|\bwas caused by\b/i),
+  // A root cause holds beyond the turn; "the issue is that …" mid-debugging usually does not.
+  cue('fact', 0.75, /\broot cause\b[^.!?]{0,40}?(?:\bis\b|\bwas\b|:)|\b(?:was|is) caused by\b/i),
   cue('fact', 0.65, /\b(?:is|are) (?:served|hosted|exposed|mounted|available|reachable) (?:from|at|on|under) (?:\/|https?:\/\/|`)/i),
   cue('fact', 0.6, /\b(?:is|are) (?:limited|capped|rate[- ]limited) (?:to|at)\b|\btimes? out after\b/i),
 

@@ -54,7 +54,7 @@ const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possi
 /** A request addressed to the assistant ("I want you to …", "can you …"). */
 const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b/i;
 /** Assistant findings that hold beyond the turn (a root cause, the cause of a failure). */
-const FINDING = /\broot cause\b|\b(?:was|is) caused by\b|\bthe (?:issue|problem|bug|failure) (?:is|was) (?:that|caused|due)\b/i;
+const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
 /** A personal preference goes to every repository only at or above this confidence (and durable). */
 const PERSONAL_MIN_CONFIDENCE = 0.7;
 

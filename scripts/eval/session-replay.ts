@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RawEntry } from '../../daemon/transcript.js';
+import { COMMAND_NOISE, CONTINUED, INTERRUPTED, type RawEntry } from '../../daemon/transcript.js';
 
 export interface LabelFact {
   id: string;
@@ -16,6 +16,8 @@ export interface LabelFact {
   text: string;
   /** Terms (lower case) a memory must all contain to count as this fact. */
   match: string[];
+  /** Other wordings of the same fact: any one term list, all its terms present, also counts. */
+  alt?: string[][];
 }
 
 export interface LabelQuestion {
@@ -47,7 +49,6 @@ export interface Fixture {
 
 export type Step = { append: string[] } | { hook: string; payload: Record<string, unknown> };
 
-const NOISE = /^\s*(?:<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>|Caveat: The messages below)/;
 
 export const FIXTURE_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'test', 'fixtures', 'transcripts');
 
@@ -67,13 +68,13 @@ export function loadFixtures(dir = FIXTURE_DIR, names?: readonly string[]): Fixt
 function promptOf(e: RawEntry): string | null {
   if (e.type !== 'user' || e.isSidechain || e.isMeta || e.isCompactSummary) return null;
   const c = e.message?.content;
-  if (typeof c === 'string') return NOISE.test(c) || c.startsWith('This session is being continued') ? null : c;
+  if (typeof c === 'string') return COMMAND_NOISE.test(c) || CONTINUED.test(c) || INTERRUPTED.test(c.trim()) ? null : c;
   if (!Array.isArray(c) || c.some((b: { type?: string }) => b?.type === 'tool_result')) return null;
   const text = c
     .filter((b: { type?: string; text?: string }) => b?.type === 'text' && typeof b.text === 'string')
     .map((b: { text?: string }) => b.text!)
     .join('\n');
-  return text.trim() && !NOISE.test(text) && !/^\[Request interrupted/.test(text) ? text : null;
+  return text.trim() && !COMMAND_NOISE.test(text) && !INTERRUPTED.test(text.trim()) ? text : null;
 }
 
 function lastText(e: RawEntry): string | null {

@@ -2,7 +2,7 @@
  * Scores of the real-session evaluation (scripts/eval/sessions.ts) against the hand labels.
  * Everything here is pure: memories, injected items and answers in, counts out.
  */
-import type { Labels } from './session-replay.js';
+import type { LabelFact, Labels } from './session-replay.js';
 
 export interface StoredMemory {
   memory_id: string;
@@ -60,9 +60,14 @@ export function isOneOff(text: string, oneOff: readonly string[]): boolean {
   return oneOff.some((o) => o.length >= 12 && t.includes(norm(o).slice(0, 60)));
 }
 
+/** Whether a memory states this labelled fact (its terms, or one of its alternative wordings). */
+export function statesFact(content: string, fact: LabelFact): boolean {
+  return containsAll(content, fact.match) || (fact.alt ?? []).some((terms) => containsAll(content, terms));
+}
+
 /** A memory that states one of the facts labelled for its repository. */
 export function matchesAFact(content: string, labels: readonly Labels[]): boolean {
-  return labels.some((l) => l.facts.some((f) => containsAll(content, f.match)));
+  return labels.some((l) => l.facts.some((f) => statesFact(content, f)));
 }
 
 /** `- [category] content (date)` lines of a recall hook's context block. */
@@ -82,15 +87,16 @@ export function sourceOf(item: { content: string }, memories: readonly StoredMem
 }
 
 /**
- * An injected item is junk when it shows a memory of another repository, a one-off request, or an
- * extracted memory that states none of the facts labelled for its repository. (Labels are not
+ * An injected item is junk when it shows a memory of another repository, a one-off request stored
+ * as a memory, or an extracted memory that states none of the facts labelled for its repository. (Labels are not
  * exhaustive: a true but unlabelled memory counts as junk, so this is an upper bound.) An episode
  * of the same repository that cleared the relevance floor is not junk.
  */
 export function isJunk(item: Injected, memories: readonly StoredMemory[], repoOf: (repo: string | null) => string | null, labelsOfRepo: (repo: string) => Labels[]): { junk: boolean; crossRepo: boolean; oneOff: boolean } {
   const src = sourceOf(item, memories);
   const labels = labelsOfRepo(item.repo);
-  const oneOff = isOneOff(item.content, labels.flatMap((l) => l.oneOff));
+  // An episode records the request it answered ("Asked: …"): that is history, not the request stored as a memory.
+  const oneOff = !src?.episode && isOneOff(item.content, labels.flatMap((l) => l.oneOff));
   const srcRepo = src ? repoOf(src.repo) : null;
   const crossRepo = src !== null && src.space === 'project' && srcRepo !== null && srcRepo !== item.repo;
   if (crossRepo || oneOff) return { junk: true, crossRepo, oneOff };

@@ -29,7 +29,7 @@ import { pluginUser } from '../../test/helpers/plugin.js';
 import { tempDir } from '../../test/helpers/tmp.js';
 import { table, writeBenchSection } from '../bench/markdown.js';
 import { loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
-import { containsAll, emptyScores, injectedItems, isJunk, isOneOff, matchesAFact, pct, type Injected, type SetScores, type StoredMemory } from './session-score.js';
+import { containsAll, emptyScores, injectedItems, isJunk, isOneOff, matchesAFact, pct, statesFact, type Injected, type SetScores, type StoredMemory } from './session-score.js';
 import { census } from './transcript-census.js';
 
 /** Small fixtures for --quick and for the test in the normal suite. */
@@ -189,7 +189,7 @@ export async function evaluate(fixtures: readonly Fixture[], log: (s: string) =>
     const mine = memories.filter((m) => repoNameOf(m.repo) === f.labels.repo || m.space === 'personal');
     for (const fact of f.labels.facts) {
       s.facts++;
-      const asMemory = mine.some((m) => !m.episode && containsAll(m.content, fact.match));
+      const asMemory = mine.some((m) => !m.episode && statesFact(m.content, fact));
       if (asMemory) s.factsAsMemory++;
       if (asMemory || recoveredByEpisode.has(`${f.name}:${fact.id}`)) s.factsRecovered++;
     }
