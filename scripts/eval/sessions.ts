@@ -229,6 +229,8 @@ export async function evaluate(fixtures: readonly Fixture[], log: (s: string) =>
 export function renderTables(r: EvalResult, command: string, fixtureCount: number): string {
   const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, f(r.tuned), f(r.holdout)];
   return [
+    '## Real Claude Code sessions (`npm run eval:sessions`)',
+    '',
     table(
       ['measure', 'target', 'tuned fixtures', 'held out (never seen while tuning)'],
       [
