@@ -110,10 +110,38 @@ export class Daemon {
         this.log.error('sync could not start', { err });
       });
       for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id);
+      void this.warm();
       this.idleTimer = setInterval(() => this.checkIdle(), IDLE_CHECK_MS);
       this.idleTimer.unref();
     });
     return this.engineOpen;
+  }
+
+  /** Whether the engine has finished opening (recall then runs under its normal deadline). */
+  private engineIsOpen = false;
+  /** Resolves once the first searches have run (the store's files and indexes are loaded). */
+  warmed: Promise<void> = Promise.resolve();
+
+  /**
+   * Run the searches recall runs, once, right after the engine opens, so that SessionStart and
+   * the first prompt after a daemon start find the store (and, once loaded, the model) warm
+   * instead of paying for the first read inside their deadline.
+   */
+  private warm(): Promise<void> {
+    this.warmed = (async () => {
+      const filter = { space: 'personal' as const, user_id: this.deps.config.userId };
+      await this.engine.list({ filter, limit: 1 });
+      await this.engine.search({ query: 'warm up the store', filter, top_k: 1, mode: 'text' });
+      this.engineIsOpen = true;
+      if (this.deps.embedder) {
+        await this.deps.embedder.ready();
+        await this.engine.search({ query: 'warm up the model', filter, top_k: 1 });
+      }
+    })().catch((err: unknown) => {
+      this.engineIsOpen = true;
+      this.log.warn('warm-up failed', { err });
+    });
+    return this.warmed;
   }
 
   /** The engine once it is open. */
@@ -303,10 +331,13 @@ export class Daemon {
             user_id: this.deps.config.userId,
             prompt: typeof payload.prompt === 'string' ? redact(payload.prompt).text : undefined,
           },
-          { maxTokens: this.deps.config.contextTokens },
+          { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) },
         ),
       );
-      result = await withDeadline(work, this.deps.config.recallDeadlineMs).catch((err: unknown) => {
+      // Right after a start the engine is still opening: give the first recalls the time the hook
+      // waits anyway (1.5 s at SessionStart, 0.8 s per prompt) rather than return nothing.
+      const deadline = this.engineIsOpen ? this.deps.config.recallDeadlineMs : Math.max(this.deps.config.recallDeadlineMs, event === 'SessionStart' ? STARTUP_RECALL_MS.SessionStart : STARTUP_RECALL_MS.UserPromptSubmit);
+      result = await withDeadline(work, deadline).catch((err: unknown) => {
         this.log.warn('recall failed', { err });
         return { text: '', count: 0 };
       });
@@ -370,6 +401,14 @@ function fileSize(file: string): number {
 }
 
 /** Resolve with the value, or null when it is not there in time. */
+/** Recall deadlines while the engine is still opening, inside the hook's own wait (hooks/lib/run.ts). */
+const STARTUP_RECALL_MS = { SessionStart: 1200, UserPromptSubmit: 600 } as const;
+
+/** A model still loading is not waited for by recall: full text answers meanwhile. */
+function engineModelReady(embedder: Embedder | null): boolean {
+  return embedder === null || embedder.state().status === 'ready';
+}
+
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | null> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => resolve(null), ms);

@@ -7,6 +7,7 @@
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
 import { readTranscript, type Turn } from './transcript.js';
+import { recordEpisodes } from './episodes.js';
 import type { JournalEntry } from './journal.js';
 
 export interface FlushDeps {
@@ -22,6 +23,8 @@ export interface FlushResult {
   turns: number;
   candidates: number;
   results: IngestResult[];
+  /** Episodes added or extended (episodes.ts). */
+  episodes: number;
 }
 
 /** Turns derived from journaled hook events (used for whatever the transcript does not have). */
@@ -63,12 +66,14 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   if (deps.readTranscript !== false) readAhead(s);
   const pending = [...s.pending];
   const turns = mergeTurns(s.buffered, journalTurns(pending));
-  const extractTurns: ExtractTurn[] = turns.map((t) => ({
+  // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
+  const clean: Turn[] = turns.map((t) => ({ ...t, text: redact(t.text).text }));
+  const extractTurns: ExtractTurn[] = clean.map((t) => ({
     role: t.role,
-    // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
-    text: redact(t.text).text,
+    text: t.text,
     ...(t.tool ? { tool: t.tool } : {}),
     ...(t.ok !== undefined ? { ok: t.ok } : {}),
+    ...(t.kind ? { kind: t.kind } : {}),
   }));
   const candidates = extractTurns.length > 0 ? await deps.extractor.extract(extractTurns) : [];
   const results =
@@ -82,6 +87,7 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
           source: { kind: 'capture', session_id: s.id },
         })
       : [];
+  const episodes = clean.length > 0 ? await recordEpisodes(deps.engine, clean, { user_id: deps.userId, run_id: s.id, repo: s.repo, dir: s.dir }) : 0;
   // Everything read is now reflected in the store: advance the cursors.
   s.offset = s.readOffset;
   s.buffered = [];
@@ -90,5 +96,5 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   s.pending = s.pending.filter((e) => e.j > maxJ);
   s.lastFlush = Date.now();
   s.memories += results.filter((r) => r.event !== 'NOOP').length;
-  return { session_id: s.id, turns: turns.length, candidates: candidates.length, results };
+  return { session_id: s.id, turns: turns.length, candidates: candidates.length, results, episodes };
 }

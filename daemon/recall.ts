@@ -8,6 +8,7 @@
  */
 import { assembleContext, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
 import type { RepoInfo } from './repo.js';
+import { isEpisode, MAX_EPISODES_INJECTED, weighEpisodes } from './episodes.js';
 
 export interface RecallRequest {
   event: 'SessionStart' | 'UserPromptSubmit';
@@ -23,6 +24,8 @@ export interface RecallOptions {
   minScore?: number;
   /** Memories considered per search. @default 12 */
   topK?: number;
+  /** Full text only (the model is still loading: recall does not wait for it). @default false */
+  textOnly?: boolean;
 }
 
 const PRIORITY: Record<string, number> = { constraint: 1, decision: 0.95, convention: 0.9, preference: 0.85, context: 0.7, fact: 0.7, note: 0.5 };
@@ -49,7 +52,8 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
       projectFilter ? engine.list({ filter: projectFilter, limit: 40 }) : Promise.resolve({ results: [] as VersionRow[] }),
       engine.list({ filter: personalFilter, limit: 20 }),
     ]);
-    const projectRows = project.results.filter((r) => r.run_id !== req.session_id);
+    // Episodes are for questions (prompt recall), not for the session's opening summary.
+    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r));
     // The most recent earlier session in this repo: its memories, newest first.
     const lastRun = projectRows.find((r) => r.run_id)?.run_id ?? null;
     const recent = lastRun ? projectRows.filter((r) => r.run_id === lastRun).slice(0, 5) : [];
@@ -63,11 +67,11 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
   const prompt = (req.prompt ?? '').trim();
   if (prompt.length < 3) return { text: '', count: 0 };
   const alternatives = [projectFilter, personalFilter, sessionFilter].filter((f): f is MemoryFilter => f !== null);
-  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25 });
+  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25, relevance: true, ...(opts.textOnly ? { mode: 'text' as const } : {}) });
   const project: ContextSection = { title: `Project${repo ? ` (${repo})` : ''}`, items: [] };
   const personal: ContextSection = { title: 'Personal', items: [] };
   const session: ContextSection = { title: 'This session', items: [] };
-  for (const hit of out.results) {
+  for (const hit of weighEpisodes(out.results, MAX_EPISODES_INJECTED)) {
     const r = hit.row;
     const target = req.session_id && r.run_id === req.session_id ? session : r.space === 'personal' ? personal : project;
     target.items.push(item(r, hit.score));

@@ -1,4 +1,5 @@
 /** The daemon-only routes on its socket: capture, flush, recall, pause, resume, remember, status, local search. */
+import { weighEpisodes } from './episodes.js';
 import { Router } from 'express';
 import { z } from 'zod';
 import { httpError, parseBody } from '../api/index.js';
@@ -29,6 +30,8 @@ const localSearchSchema = z
     session_id: z.string().max(256).optional(),
     top_k: z.number().int().min(1).max(100).optional(),
     threshold: z.number().min(0).max(1).optional(),
+    /** Apply the absolute relevance floor (engine RELEVANCE_FLOOR): memory.search sets it. */
+    relevant: z.boolean().optional(),
   })
   .strict();
 
@@ -113,7 +116,7 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
     if (scope === 'session' && !ctx.run_id) {
       throw httpError('VALIDATION_FAILED', `scope "session" needs an agent session: none has worked in ${cwd} yet (or pass --session)`, { scope });
     }
-    const out = await engine.search({ query: b.query, scope, ...ctx, top_k: b.top_k ?? opts.topK, threshold: b.threshold });
+    const out = await engine.search({ query: b.query, scope, ...ctx, top_k: b.top_k ?? opts.topK, threshold: b.threshold, relevance: b.relevant === true });
     const counts: Record<string, number | null> = {};
     if (out.results.length === 0) {
       for (const s of SCOPES) {
@@ -127,7 +130,8 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
       }
     }
     res.json({
-      results: out.results.map((h) => ({ memory_id: h.row.memory_id, content: h.row.content, score: h.score, category: h.row.category, space: h.row.space, repo: h.row.repo, updated_at: new Date(h.row.recorded_at).toISOString() })),
+      // Extracted facts before episodes (daemon/episodes.ts).
+      results: weighEpisodes(out.results).map((h) => ({ memory_id: h.row.memory_id, content: h.row.content, score: h.score, category: h.row.category, space: h.row.space, repo: h.row.repo, updated_at: new Date(h.row.recorded_at).toISOString() })),
       mode: out.mode,
       scope,
       repo: info.repo,

@@ -12,6 +12,7 @@ import { parseImportLine } from './import-line.js';
 import { silentLogger, type Logger } from './log.js';
 import { exportLine, type ExportLine } from './record-json.js';
 import { collapseDuplicates, fuse, type Ranked } from './search/fuse.js';
+import { isRelevant, RELEVANCE_FLOOR, type RelevanceFloor } from './search/relevance.js';
 import { mergeFilters, scopeFilter, type ScopeContext } from './search/scope.js';
 import { matchesFilter } from './store/filter.js';
 import type { MemoryStore } from './store/types.js';
@@ -91,6 +92,11 @@ export interface SearchInput extends ScopeContext {
   exact?: boolean | undefined;
   /** Channels to use. @default 'hybrid' */
   mode?: 'hybrid' | 'vector' | 'text' | undefined;
+  /**
+   * Keep only results that clear an absolute relevance floor (search/relevance.ts): `true` for
+   * RELEVANCE_FLOOR. For what is shown unasked or acted on. @default false
+   */
+  relevance?: boolean | RelevanceFloor | undefined;
 }
 
 export interface SearchHit {
@@ -733,8 +739,9 @@ export class MemoryEngine {
     const ranked: Ranked[] = fuse(candidates, { vectorActive, textActive, vectorWeight: this.opts.vectorWeight, query: input.query });
     // Filtering before collapsing keeps the same results: ranked is sorted, so whatever a
     // below-threshold entry could hide also scores below the threshold.
+    const floor = input.relevance === true ? RELEVANCE_FLOOR : input.relevance || null;
     const results = collapseDuplicates(
-      ranked.filter((r) => r.score >= threshold && r.score > 0),
+      ranked.filter((r) => r.score >= threshold && r.score > 0 && (!floor || isRelevant(input.query, r.row.content, floor))),
       topK,
     ).map((r) => ({ row: r.row, score: r.score, vectorScore: r.vectorScore }));
     return {

@@ -38,13 +38,15 @@ const CUES: readonly Cue[] = [
   cue('constraint', 0.8, /\b(?:has|have|need|needs) to (?:support|run on|work|stay|be compatible|remain|target|keep working|build on)\b/i),
   cue('constraint', 0.8, /\b(?:can(?:'|no)?t|cannot|can not|may not|(?:are|is|aren't|isn't) not allowed to|(?:aren't|isn't) allowed to) (?:use|add|depend|ship|import|call|expose|store|log|touch|change|require|break|bump|upgrade)\b/i),
   cue('constraint', 0.75, /\b(?:not allowed|forbidden|prohibited|not permitted)\b/i),
-  cue('constraint', 0.75, /^(?:never|under no circumstances)\b/i),
+  cue('constraint', 0.75, /^(?:(?:and |also |but )?(?:please )?never|under no circumstances)\b/i),
   cue('constraint', 0.7, /\b(?:we|you) (?:should |must )?never\b/i),
-  cue('constraint', 0.7, /^always\b/i),
+  cue('constraint', 0.7, /^(?:(?:and |also |but )?(?:please )?always)\b/i),
   cue('constraint', 0.7, /^(?:do not|don't|dont) (?:add|use|import|commit|push|touch|modify|change|expose|store|log|call|edit|delete|remove|bump|upgrade|merge|deploy|disable|skip|rename)\b/i),
   cue('constraint', 0.7, /\b(?:requires?|depends on) (?:node|python|java|go|ruby|rust|at least|a minimum)\b|\bat least (?:node|python|version|v?\d)/i),
   cue('constraint', 0.65, /\bonly (?:\w+ ){0,3}(?:is|are) (?:allowed|supported|permitted)\b|\b(?:is|are) mandatory\b/i),
   cue('constraint', 0.7, /\bcompatib(?:le|ility) with\b|\bbackwards?[ -]compatib/i),
+  // "dont block the commit, instead redact …": typed without an apostrophe as often as with.
+  cue('constraint', 0.75, /\b(?:don'?t|do not|never)\b[^.!?]{0,100}?\binstead\b/i),
 
   cue('preference', 0.8, /\bi (?:really |strongly |much |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand|want you to|don't like|do not like)\b/i, true),
   cue('preference', 0.8, /\bi(?:'d| would) (?:much )?(?:rather|prefer|like you to)\b/i, true),
@@ -52,6 +54,9 @@ const CUES: readonly Cue[] = [
   cue('preference', 0.8, /^(?:please )?(?:don'?t|do not|never) ever\b[^.]*\b(?:me|my|you|your|replies|answers|responses|explanations|messages)\b/i, true),
   cue('preference', 0.75, /^please (?:always|never|don't|do not)\b[^.]*\b(?:me|my|reply|replies|answer|answers|respond|responses|explain|explanations|summar)/i, true),
   cue('preference', 0.7, /\bi (?:always|usually|never|tend to)\b/i, true),
+  cue('preference', 0.75, /\bi (?:only|just) want\b/i, true),
+  // prefer, preferably, and how it is often typed (perfer, perferably, prefered).
+  cue('preference', 0.7, /\bp(?:re|er)f[ea]r+(?:ed|ably|ence|s)?\b/i, true),
   cue('preference', 0.7, /\bwe (?:prefer|like|favou?r)\b/i),
 
   cue('convention', 0.8, /\bwe (?:always |usually |generally |typically |consistently )?(?:use|indent with|write|format with)\b[^.]{0,40}\b(?:tabs?|spaces|indentation|camel ?case|snake[_ ]case|kebab[- ]case|pascal ?case|single quotes|double quotes|semicolons|trailing commas|named exports|default exports|conventional commits|prefix|suffix)\b/i),
@@ -78,6 +83,8 @@ const CUES: readonly Cue[] = [
   cue('fact', 0.7, /\b(?:run|runs|are run|is run|start|starts|is started|build|builds|is built) (?:with|via|using) `[^`]+`/i),
   cue('fact', 0.65, /\b(?:is|are|lives?) (?:at|on) (?:https?:\/\/|`)/i),
   cue('fact', 0.6, /\bis (?:pinned|locked) (?:to|at)\b/i),
+  // A root cause holds beyond the turn; "the issue is that …" mid-debugging usually does not.
+  cue('fact', 0.75, /\broot cause\b[^.!?]{0,40}?(?:\bis\b|\bwas\b|:)|\b(?:was|is) caused by\b/i),
   cue('fact', 0.65, /\b(?:is|are) (?:served|hosted|exposed|mounted|available|reachable) (?:from|at|on|under) (?:\/|https?:\/\/|`)/i),
   cue('fact', 0.6, /\b(?:is|are) (?:limited|capped|rate[- ]limited) (?:to|at)\b|\btimes? out after\b/i),
 

@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { CATEGORIES, SPACES } from '../types.js';
 import { subjectOf } from './subject.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
+import { assembleLlmInput } from './llm-input.js';
 
 export interface LlmExtractorOptions {
   /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1. */
@@ -93,15 +94,7 @@ export class LlmExtractor implements Extractor {
   }
 
   private prompt(turns: readonly ExtractTurn[]): string {
-    const lines: string[] = [];
-    for (const t of turns) {
-      const text = t.text.replace(/<memory-context[\s\S]*?<\/memory-context>/g, '').trim();
-      if (!text) continue;
-      lines.push(`${t.role === 'tool' ? `tool${t.tool ? ` ${t.tool}` : ''}${t.ok === false ? ' (failed)' : ''}` : t.role}: ${text}`);
-    }
-    const all = lines.join('\n\n');
-    // Keep the end of a long session: conclusions come last.
-    return all.length > MAX_PROMPT_CHARS ? all.slice(all.length - MAX_PROMPT_CHARS) : all;
+    return assembleLlmInput(turns, MAX_PROMPT_CHARS);
   }
 
   private async call(prompt: string, maxOut: number): Promise<{ candidates: Candidate[]; tokens: number | null }> {

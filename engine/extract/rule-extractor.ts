@@ -15,7 +15,8 @@ import { cleanContent } from './clean.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
-import { sentences } from './segment.js';
+import { MAX_SENTENCE_CHARS, sentences } from './segment.js';
+import { answerDrafts } from './answers.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -30,8 +31,6 @@ export interface RuleExtractorOptions {
 /** Shorter fragments carry no self-contained statement. */
 const MIN_WORDS = 3;
 const MIN_CHARS = 12;
-/** Longer sentences are pasted text or rambling, not a memory. */
-const MAX_SENTENCE_CHARS = 400;
 const MAX_CONTENT_CHARS = 300;
 /** The assistant reports; the user decides. */
 const ASSISTANT_DISCOUNT = 0.05;
@@ -39,6 +38,26 @@ const ASSISTANT_DISCOUNT = 0.05;
 const EMBED_WEIGHT = 0.2;
 /** Categories within this of the best rule score compete on prototype similarity. */
 const NEAR_TIE = 0.1;
+/**
+ * Words that make a statement last beyond the moment: a rule, not a request. A personal
+ * preference needs one to be stored for every repository.
+ */
+export const DURABLE = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|any ?more|any longer|each time)\b/i;
+/** A request for now ("make it so", "go ahead and …", "create the plan!"): never a memory without a durability cue. */
+const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that))\b|(?:^|\s)now[.!]*$|!\s*$/i;
+/** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
+const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
+/** A taste stated as a habit ("I prefer tabs", "my style is …"): it holds beyond this repository. */
+const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only|just) want\b/i;
+/** A preference hedged by circumstance ("I would prefer … where possible"): this project's call, not a taste. */
+const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possible|we|you)\b|\bunless\b|\bin this (?:repo|project|codebase)\b/i;
+/** A request addressed to the assistant ("I want you to …", "can you …"). */
+const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b/i;
+/** Assistant findings that hold beyond the turn (a root cause, the cause of a failure). */
+const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
+/** A personal preference goes to every repository only at or above this confidence (and durable). */
+const PERSONAL_MIN_CONFIDENCE = 0.7;
+
 /** A following sentence that gives the reason belongs to the memory it explains. */
 const REASON_START = /^(?:because|since|that's because|this is because|the reason is|reason:)/i;
 
@@ -48,6 +67,8 @@ interface Draft {
   scores: Map<Category, number>;
   best: Category;
   personalCue: boolean;
+  /** A preference that may go to every repository: durable or habitual, and not conditional. */
+  personalOk: boolean;
 }
 
 export class RuleExtractor implements Extractor {
@@ -63,14 +84,21 @@ export class RuleExtractor implements Extractor {
 
   async extract(turns: readonly ExtractTurn[]): Promise<Candidate[]> {
     const drafts: Draft[] = [];
+    let lastAssistant = '';
     for (const turn of turns) {
       if (turn.role === 'tool') {
         for (const f of toolFacts(turn)) {
-          drafts.push({ content: f.content, role: 'tool', scores: new Map([[f.category, f.confidence]]), best: f.category, personalCue: false });
+          drafts.push({ content: f.content, role: 'tool', scores: new Map([[f.category, f.confidence]]), best: f.category, personalCue: false, personalOk: false });
         }
-      } else {
-        drafts.push(...proseDrafts(turn));
+        continue;
       }
+      if (turn.role === 'user') {
+        // Answers to the assistant's questions (AskUserQuestion, numbered options) say what was chosen.
+        for (const a of answerDrafts(turn, lastAssistant)) drafts.push({ content: a.content, role: 'user', scores: new Map([['decision', a.confidence]]), best: 'decision', personalCue: false, personalOk: false });
+      } else if (turn.kind !== 'summary') {
+        lastAssistant = turn.text;
+      }
+      drafts.push(...proseDrafts(turn));
     }
     await this.blend(drafts);
 
@@ -82,7 +110,8 @@ export class RuleExtractor implements Extractor {
       const candidate: Candidate = {
         content: d.content,
         category: d.best,
-        space: d.personalCue && d.best === 'preference' ? 'personal' : 'project',
+        // Personal (injected in every repository) only when it says it lasts and is confident.
+        space: d.personalCue && d.best === 'preference' && d.personalOk && confidence >= PERSONAL_MIN_CONFIDENCE ? 'personal' : 'project',
         confidence,
         subject: subjectOf(d.content),
         role: d.role,
@@ -130,9 +159,13 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     const s = list[i]!;
     let text = s.text;
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
-    if (isAcknowledgement(text)) continue;
+    if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
     if (isQuestion(text) && !STATES_DECISION.test(text)) continue;
-    if (turn.role === 'assistant' && (!(s.concluded || CONCLUSION.test(text)) || isNarration(text))) continue;
+    // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.
+    if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
+    const durable = DURABLE.test(text);
+    // A request for now is not a memory, however it is phrased ("I want you to … make it so!").
+    if (!durable && (ONE_OFF.test(text) || REQUEST.test(text))) continue;
     const scored = scoreSentence(text);
     if (!scored) continue;
     const next = list[i + 1];
@@ -144,7 +177,8 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     if (content.length > MAX_CONTENT_CHARS || words(content).length < MIN_WORDS) continue;
     const discount = turn.role === 'assistant' ? ASSISTANT_DISCOUNT : 0;
     const scores = new Map([...scored.scores].map(([k, v]) => [k, Math.max(0, v - discount)] as const));
-    out.push({ content, role: turn.role, scores, best: scored.best, personalCue: scored.personal });
+    const personalOk = (durable || HABITUAL.test(text)) && !CONDITIONAL.test(text);
+    out.push({ content, role: turn.role, scores, best: scored.best, personalCue: scored.personal, personalOk });
   }
   return out;
 }

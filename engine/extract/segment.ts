@@ -76,20 +76,49 @@ export function sentences(text: string): Sentence[] {
 
 const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'approx', 'incl', 'fig', 'no', 'mr', 'mrs', 'dr', 'st', 'al']);
 
-/** Split at sentence ends followed by a capital, digit, quote or code; not after "e.g." etc. */
+/** Longer sentences are pasted text or rambling, not a memory. */
+export const MAX_SENTENCE_CHARS = 400;
+/** A sentence longer than this (lower-case text without full stops) is split at clauses. */
+export const RUN_ON_CHARS = 240;
+/** Where a run-on sentence may be split: before a connective that starts a new statement. */
+const CLAUSE = /(?:[,;:]\s+|\s+[-–—]\s+|\s+)(?=(?:and then|but|so|also|instead(?! of)|then|plus|and (?:i|we|you|dont|don't|do not|never|always|use|make)|i (?:want|need|only|prefer|like|dont|don't)|we (?:need|should|use|want|dont|don't)|dont|don't|do not|never|always|please)\b)/gi;
+
+/**
+ * Split at sentence ends: ".", "!" or "?" followed by space and a capital, digit, quote or code,
+ * or by a lower-case word when the text before it is a sentence of its own (people type without
+ * capitals); not after "e.g." and the like. Run-on sentences are then cut at clause connectives.
+ */
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
-  const re = /[.!?]+["')\]]*\s+(?=[A-Z0-9"'`([])/g;
+  const re = /[.!?]+["')\]]*\s+(?=[A-Za-z0-9"'`([])/g;
   let start = 0;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     const before = text.slice(start, m.index);
     const lastWord = /([\w.]+)$/.exec(before)?.[1]?.toLowerCase() ?? '';
     if (ABBREVIATIONS.has(lastWord) || /^[a-z]$/i.test(lastWord)) continue;
+    const next = text[m.index + m[0].length] ?? '';
+    // Lower case after a full stop: a new sentence only when the one before is sentence-sized.
+    if (/[a-z]/.test(next) && (!/^[.!?]+\s+$/.test(m[0]) || before.trim().split(/\s+/).length < 3)) continue;
     out.push(text.slice(start, m.index + m[0].trimEnd().length).trim());
     start = m.index + m[0].length;
   }
   const rest = text.slice(start).trim();
   if (rest) out.push(rest);
-  return out.filter((s) => s.length > 0);
+  return out.filter((s) => s.length > 0).flatMap(splitRunOn);
+}
+
+/** A sentence over RUN_ON_CHARS cut at clause connectives into pieces. */
+export function splitRunOn(sentence: string): string[] {
+  if (sentence.length <= RUN_ON_CHARS) return [sentence];
+  const parts: string[] = [];
+  let last = 0;
+  for (const m of sentence.matchAll(CLAUSE)) {
+    const at = m.index;
+    if (at - last < 8) continue;
+    parts.push(sentence.slice(last, at).trim());
+    last = at + m[0].length;
+  }
+  parts.push(sentence.slice(last).trim());
+  return parts.map((p) => p.replace(/[\s,;:]+(?:and|or|but|so|then)$/i, '')).filter((p) => p.length > 0);
 }

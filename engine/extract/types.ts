@@ -13,6 +13,11 @@ export interface ExtractTurn {
   tool?: string;
   /** Whether the tool call succeeded. */
   ok?: boolean;
+  /**
+   * A typed `prompt`, an `answer` to a question the assistant asked (question → answer), or the
+   * `summary` Claude Code wrote when it compacted the conversation. Absent: an ordinary message.
+   */
+  kind?: 'prompt' | 'answer' | 'summary';
 }
 
 export interface Candidate {

@@ -55,7 +55,8 @@ export async function searchTool(args: SearchArgs, deps: SearchDeps): Promise<Ca
   const { config } = deps;
   if (config instanceof Error) return failure(`${config.message} Fix it where you set it (your shell or the "env" block of Claude Code's settings), then restart Claude Code.`);
   const scope = args.scope ?? config.searchScope;
-  const request = { query: args.query, scope, cwd: deps.cwd, top_k: config.topK };
+  // What the agent acts on clears the same relevance floor as what recall injects.
+  const request = { query: args.query, scope, cwd: deps.cwd, top_k: config.topK, relevant: true };
   let r: LocalSearch;
   try {
     try {

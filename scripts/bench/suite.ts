@@ -27,6 +27,7 @@ export const SUITE: readonly Benchmark[] = [
   { name: 'server', script: 'scripts/bench/server.js', args: [], quickArgs: ['--memories', '1000', '--duration', '3', '--no-write'], sections: ['server'], about: 'the /v1 server over HTTP under load' },
   { name: 'daemon', script: 'scripts/bench/daemon.js', args: [], quickArgs: ['--quick', '--no-write'], sections: ['daemon'], about: 'hooks end to end at 1k/10k/100k, flush throughput, daemon memory' },
   { name: 'sync', script: 'scripts/bench/sync.js', args: [], quickArgs: ['--quick', '--no-write'], sections: ['sync'], about: 'sync push, pull and bootstrap of a new machine over HTTP' },
+  { name: 'sessions', script: 'scripts/eval/sessions.js', args: [], quickArgs: ['--quick', '--no-write'], sections: ['sessions'], about: 'real Claude Code transcripts replayed through hooks.json: facts recovered, precision, question hit@5, junk injected' },
   { name: 'locomo', script: 'scripts/eval/locomo.js', args: ['--peer'], quickArgs: ['--quick', '--peer', '--no-write'], sections: ['locomo', 'peer'], about: 'LoCoMo retrieval quality, and mem0 side by side' },
 ];
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readTranscript } from '../../daemon/transcript.js';
+import { census } from '../../scripts/eval/transcript-census.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const line = (o: object): string => JSON.stringify(o) + '\n';
@@ -51,7 +52,7 @@ describe('readTranscript', () => {
       [
         ['user', 'Use Postgres for sessions', null, null],
         ['assistant', 'Part one.', null, null],
-        ['tool', 'Error: requires Node >= 20', 'Bash', false],
+        ['tool', '$ npm test\nError: requires Node >= 20', 'Bash', false],
         ['assistant', 'Decision: require Node 20.', null, null],
       ],
     );
@@ -78,4 +79,96 @@ describe('readTranscript', () => {
       ['new'],
     );
   });
+
+  it('walks parentUuid through progress, system and attachment lines and keeps parallel tool results', () => {
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    const result = (uuid: string, parent: string, id: string, text: string): string =>
+      line({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] } });
+    fs.writeFileSync(
+      f,
+      line({ type: 'progress', uuid: 'p0', parentUuid: null, data: { type: 'hook_progress', hookEvent: 'SessionStart' } }) +
+        user('u1', 'p0', 'find the config loaders') +
+        line({ type: 'attachment', uuid: 'at1', parentUuid: 'u1', attachment: { type: 'hook_success' } }) +
+        asst('a1', 'at1', 'm1', [{ type: 'text', text: 'Reading both.' }]) +
+        asst('a2', 'a1', 'm1', [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/r/a.ts' } }]) +
+        asst('a3', 'a2', 'm1', [{ type: 'tool_use', id: 't2', name: 'Read', input: { file_path: '/r/b.ts' } }]) +
+        result('r1', 'a2', 't1', 'export const a = 1;') +
+        line({ type: 'progress', uuid: 'p1', parentUuid: 'r1', data: { type: 'hook_progress', hookEvent: 'PostToolUse' } }) +
+        result('r2', 'a3', 't2', 'export const b = 2;') +
+        line({ type: 'system', subtype: 'stop_hook_summary', uuid: 's1', parentUuid: 'r2' }) +
+        asst('a4', 's1', 'm2', [{ type: 'text', text: 'Both loaders read env first.' }, { type: 'tool_use', id: 't3', name: 'Edit', input: { file_path: '/r/a.ts' } }]),
+    );
+    const turns = readTranscript(f, 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.text]),
+      [
+        ['user', 'find the config loaders'],
+        ['assistant', 'Reading both.'],
+        ['tool', 'export const a = 1;'],
+        ['tool', 'export const b = 2;'],
+        ['assistant', 'Both loaders read env first.'],
+      ],
+    );
+    assert.equal(turns[0]!.kind, 'prompt');
+    assert.deepEqual(turns[4]!.files, ['/r/a.ts']);
+  });
+
+  it('continues across a compaction boundary and keeps the compaction summary as an assistant turn', () => {
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    fs.writeFileSync(
+      f,
+      user('u1', null, 'use pnpm in this repo') +
+        asst('a1', 'u1', 'm1', [{ type: 'text', text: 'Switched to pnpm.' }]) +
+        line({ type: 'system', subtype: 'compact_boundary', uuid: 'c1', parentUuid: null, logicalParentUuid: 'a1', compactMetadata: { trigger: 'auto' } }) +
+        line({ type: 'user', uuid: 'cs', parentUuid: 'c1', isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation. Summary: the repo uses pnpm.' } }) +
+        user('u2', 'cs', 'now run the tests') +
+        asst('a2', 'u2', 'm2', [{ type: 'text', text: 'Tests pass.' }]),
+    );
+    const turns = readTranscript(f, 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.kind ?? null, t.text.slice(0, 20)]),
+      [
+        ['user', 'prompt', 'use pnpm in this rep'],
+        ['assistant', null, 'Switched to pnpm.'],
+        ['assistant', 'summary', 'This session is bein'],
+        ['user', 'prompt', 'now run the tests'],
+        ['assistant', null, 'Tests pass.'],
+      ],
+    );
+  });
+
+  it('turns an AskUserQuestion answer into a question-and-answer turn; a torn middle line loses only itself', () => {
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    const q = { questions: [{ question: 'Which package manager?', header: 'PM', multiSelect: false, options: [{ label: 'pnpm', description: 'fast, strict' }, { label: 'npm', description: 'default' }] }] };
+    fs.writeFileSync(
+      f,
+      user('u1', null, 'set up the workspace') +
+        asst('a1', 'u1', 'm1', [{ type: 'tool_use', id: 'q1', name: 'AskUserQuestion', input: q }]) +
+        line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'q1', content: 'User has answered your questions: "Which package manager?"="pnpm". You can now continue.' }] }, toolUseResult: { questions: q.questions, answers: { 'Which package manager?': 'pnpm' } } }) +
+        '{"type":"assistant","uuid":"a2","parentUuid":"r1","mess\n' +
+        asst('a3', 'a2', 'm3', [{ type: 'text', text: 'Workspace uses pnpm.' }]),
+    );
+    const turns = readTranscript(f, 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.kind ?? null, t.text]),
+      [
+        ['user', 'prompt', 'set up the workspace'],
+        ['user', 'answer', 'Which package manager? → pnpm (fast, strict)'],
+        ['assistant', null, 'Workspace uses pnpm.'],
+      ],
+    );
+  });
+
+  it('keeps at least 98% of the turns of every real transcript fixture', () => {
+    const dir = path.resolve(import.meta.dirname, '../../../test/fixtures/transcripts');
+    const files = fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl'));
+    assert.ok(files.length >= 10, `${files.length} fixtures`);
+    for (const name of files) {
+      const file = path.join(dir, name);
+      const present = census(fs.readFileSync(file, 'utf8')).total;
+      const kept = readTranscript(file, 0).turns.length;
+      assert.ok(kept >= 0.98 * present, `${name}: kept ${kept} of ${present}`);
+    }
+  });
 });
+

@@ -1,0 +1,68 @@
+/**
+ * Answers resolved against the question they answer. A terse reply ("Option A for sure",
+ * "1.A 3. B", "b") means nothing alone: it is matched to the options the assistant listed in its
+ * previous message and becomes the chosen option as a decision. An AskUserQuestion answer (the
+ * transcript reader's "Question? → Answer (description)") is a decision as it stands.
+ */
+import { cleanContent } from './clean.js';
+import type { ExtractTurn } from './types.js';
+
+export interface AnswerDraft {
+  content: string;
+  confidence: number;
+}
+
+/** What the user chose: stated, so it ranks with explicit decisions. */
+const ANSWER_CONFIDENCE = 0.8;
+/** Replies longer than this are statements of their own, not a pick from a list. */
+const MAX_TERSE_CHARS = 120;
+const MAX_CONTENT = 300;
+
+/** `Option A: …`, `**A)** …`, `1. …`, `- B - …` lines of the assistant's message, by label. */
+function optionsOf(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const re = /^[ \t]*(?:[-*•]\s+|#{1,6}\s+)?(?:\*\*|__)?(?:option|choice|approach|plan|alternative)?\s*\(?([A-Za-z]|\d{1,2})[).:–-](?:\*\*|__)?\s+(.{8,})$/gim;
+  for (const m of text.matchAll(re)) {
+    const label = m[1]!.toUpperCase();
+    if (!out.has(label)) out.set(label, m[2]!.replace(/\*\*|__|`/g, '').trim());
+  }
+  return out;
+}
+
+/** Option labels a terse reply picks, in order: "option a", "A", "1.A" (question 1, option A). */
+function picks(reply: string): { question: string | null; option: string }[] {
+  const out: { question: string | null; option: string }[] = [];
+  for (const m of reply.matchAll(/\b(\d{1,2})\s*[.)]\s*([A-Da-d])\b/g)) out.push({ question: m[1]!, option: m[2]!.toUpperCase() });
+  if (out.length > 0) return out;
+  const named = /\b(?:option|choice|approach|plan|alternative)\s+([A-Za-z]|\d{1,2})\b/i.exec(reply);
+  if (named) return [{ question: null, option: named[1]!.toUpperCase() }];
+  const bare = /^\s*\(?([A-Da-d]|\d)\)?(?:[.!,)]|\s|$)/.exec(reply);
+  return bare ? [{ question: null, option: bare[1]!.toUpperCase() }] : [];
+}
+
+function clip(text: string): string {
+  return text.length > MAX_CONTENT ? `${text.slice(0, MAX_CONTENT - 1).trimEnd()}…` : text;
+}
+
+export function answerDrafts(turn: ExtractTurn, previousAssistant: string): AnswerDraft[] {
+  if (turn.role !== 'user') return [];
+  if (turn.kind === 'answer') {
+    return turn.text
+      .split('\n')
+      .map((line) => /^(.+?)\s*→\s*(.+)$/.exec(line.trim()))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ content: clip(cleanContent(`${m[1]!.replace(/\?\s*$/, '')}: ${m[2]!}`)), confidence: ANSWER_CONFIDENCE }));
+  }
+  const reply = turn.text.trim();
+  if (reply.length > MAX_TERSE_CHARS || !previousAssistant) return [];
+  const chosen = picks(reply);
+  if (chosen.length === 0) return [];
+  const options = optionsOf(previousAssistant);
+  const out: AnswerDraft[] = [];
+  for (const p of chosen) {
+    const text = options.get(p.option) ?? (p.question ? options.get(p.question) : undefined);
+    if (!text) continue;
+    out.push({ content: clip(cleanContent(`Decision: ${text}`)), confidence: ANSWER_CONFIDENCE });
+  }
+  return out;
+}

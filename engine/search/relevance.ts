@@ -1,0 +1,74 @@
+/**
+ * An absolute relevance floor for text that is put in front of the agent unasked (the recall
+ * hook) or acted on (memory.search, forget by query). Fused search scores are relative to the
+ * best hit of each query (the top full-text hit always scores 1 before weighting), so a floor on
+ * them lets a prompt that shares one common word with a memory inject it. Here a memory counts
+ * as relevant only when it covers the query's informative terms: enough of them (two, or every
+ * one of a query of at most three words) and a large enough share of the smaller side.
+ */
+import { queryTerms, termSet, words } from '../text/tokenize.js';
+
+/**
+ * Words too generic to show that a memory is about what a prompt asks (on top of the tokenizer's
+ * stop words): request verbs and filler that appear in most prompts and many memories.
+ */
+const WEAK = new Set(
+  (
+    'use used make need want add fix run get set put let try go see look check thing stuff work way like please ' +
+    'new one also well ok okay yes sure good right know think tell show give help start keep call done change update ' +
+    'time today file code project repo'
+  )
+    .split(' ')
+    .flatMap((w) => [...termSet(w)]),
+);
+
+/** Queries of at most this many words may be matched on fewer than `minTerms` terms. */
+const SHORT_QUERY_WORDS = 3;
+
+export interface RelevanceFloor {
+  /** Informative query terms a memory must contain (fewer only for a query of at most three words). @default 2 */
+  minTerms: number;
+  /**
+   * Share of the smaller side's informative terms that must match: the query's, or the memory's
+   * (capped at `capTerms`, so a long prompt is not asked to be covered by a short memory).
+   * @default 0.3
+   */
+  minShare: number;
+  /** Most terms the share is taken over. @default 6 */
+  capTerms: number;
+}
+
+/** The floor the recall hook, memory.search and forget-by-query apply. */
+export const RELEVANCE_FLOOR: RelevanceFloor = { minTerms: 2, minShare: 0.3, capTerms: 6 };
+
+export interface Relevance {
+  /** Informative query terms the memory contains. */
+  matched: string[];
+  /** matched / min(query terms, memory terms, capTerms), 0..1. */
+  share: number;
+  relevant: boolean;
+}
+
+/** The query's terms that say what it is about (stop words and generic request words removed). */
+export function informativeTerms(text: string): string[] {
+  return queryTerms(text).filter((t) => !WEAK.has(t));
+}
+
+/** How well `content` covers what `query` asks; `relevant` applies the floor. */
+export function relevance(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR): Relevance {
+  const q = informativeTerms(query);
+  const have = termSet(content);
+  const mine = [...have].filter((t) => !WEAK.has(t)).length;
+  const matched = q.filter((t) => have.has(t));
+  const base = Math.min(q.length, Math.max(1, mine), floor.capTerms);
+  const share = base === 0 ? 0 : Math.min(1, matched.length / base);
+  // A query with a single informative term among other words ("please store this thing") is a
+  // request, not a lookup: only a short query ("postgres?") may match on one term.
+  const need = q.length >= floor.minTerms ? floor.minTerms : words(query).length <= SHORT_QUERY_WORDS ? q.length : floor.minTerms;
+  return { matched, share, relevant: need > 0 && matched.length >= need && share >= floor.minShare };
+}
+
+/** Whether `content` clears the relevance floor for `query`. */
+export function isRelevant(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR): boolean {
+  return relevance(query, content, floor).relevant;
+}

@@ -1,0 +1,157 @@
+/**
+ * A real Claude Code transcript turned back into what Claude Code did while writing it: the
+ * transcript lines in order, and the hook events it fired between them (SessionStart, then per
+ * typed prompt UserPromptSubmit, PostToolUse / PostToolUseFailure per tool result, Stop when the
+ * assistant finished the turn, SessionEnd at the end). Labels written by hand beside each fixture
+ * say what a later session should know.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { COMMAND_NOISE, CONTINUED, INTERRUPTED, type RawEntry } from '../../daemon/transcript.js';
+
+export interface LabelFact {
+  id: string;
+  category: string;
+  scope: 'project' | 'personal';
+  text: string;
+  /** Terms (lower case) a memory must all contain to count as this fact. */
+  match: string[];
+  /** Other wordings of the same fact: any one term list, all its terms present, also counts. */
+  alt?: string[][];
+}
+
+export interface LabelQuestion {
+  q: string;
+  /** Terms an answer must all contain. */
+  expect: string[];
+  fact?: string;
+}
+
+export interface Labels {
+  fixture: string;
+  holdout: boolean;
+  /** Name of the repository the session worked in (sessions of one project share it). */
+  repo: string;
+  facts: LabelFact[];
+  questions: LabelQuestion[];
+  /** One-off requests typed in the session: never a memory. */
+  oneOff: string[];
+}
+
+export interface Fixture {
+  name: string;
+  file: string;
+  text: string;
+  labels: Labels;
+  /** First timestamp in the file (fixtures replay oldest first). */
+  started: string;
+}
+
+export type Step = { append: string[] } | { hook: string; payload: Record<string, unknown> };
+
+
+export const FIXTURE_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'test', 'fixtures', 'transcripts');
+
+export function loadFixtures(dir = FIXTURE_DIR, names?: readonly string[]): Fixture[] {
+  const out: Fixture[] = [];
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl'))) {
+    const name = f.replace(/\.jsonl$/, '');
+    if (names && !names.includes(name)) continue;
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    const labels = JSON.parse(fs.readFileSync(path.join(dir, `${name}.labels.json`), 'utf8')) as Labels;
+    const started = /"timestamp":"([^"]+)"/.exec(text)?.[1] ?? '';
+    out.push({ name, file: path.join(dir, f), text, labels, started });
+  }
+  return out.sort((a, b) => a.started.localeCompare(b.started) || a.name.localeCompare(b.name));
+}
+
+function promptOf(e: RawEntry): string | null {
+  if (e.type !== 'user' || e.isSidechain || e.isMeta || e.isCompactSummary) return null;
+  const c = e.message?.content;
+  if (typeof c === 'string') return COMMAND_NOISE.test(c) || CONTINUED.test(c) || INTERRUPTED.test(c.trim()) ? null : c;
+  if (!Array.isArray(c) || c.some((b: { type?: string }) => b?.type === 'tool_result')) return null;
+  const text = c
+    .filter((b: { type?: string; text?: string }) => b?.type === 'text' && typeof b.text === 'string')
+    .map((b: { text?: string }) => b.text!)
+    .join('\n');
+  return text.trim() && !COMMAND_NOISE.test(text) && !INTERRUPTED.test(text.trim()) ? text : null;
+}
+
+function lastText(e: RawEntry): string | null {
+  const c = e.message?.content;
+  if (e.type !== 'assistant' || e.isSidechain || !Array.isArray(c)) return null;
+  const t = c
+    .filter((b: { type?: string }) => b?.type === 'text')
+    .map((b: { text?: string }) => b.text ?? '')
+    .join('\n')
+    .trim();
+  return t || null;
+}
+
+/**
+ * The hook events of a session, interleaved with its transcript lines. `base` is what every
+ * payload carries (session_id, cwd, transcript_path).
+ */
+export function replaySteps(text: string, base: { session_id: string; cwd: string; transcript_path: string }): Step[] {
+  const lines = text.split('\n').filter((l) => l.trim());
+  const steps: Step[] = [{ hook: 'SessionStart', payload: { ...base, hook_event_name: 'SessionStart', source: 'startup' } }];
+  const tools = new Map<string, { name: string; input: unknown }>();
+  let pending: string[] = [];
+  let open = false;
+  let last: string | null = null;
+  const flushLines = (): void => {
+    if (pending.length > 0) steps.push({ append: pending });
+    pending = [];
+  };
+  const stop = (): void => {
+    if (!open) return;
+    flushLines();
+    steps.push({ hook: 'Stop', payload: { ...base, hook_event_name: 'Stop', stop_hook_active: false, ...(last ? { last_assistant_message: last } : {}) } });
+    open = false;
+  };
+  lines.forEach((line) => {
+    const e = safeParse(line);
+    const prompt = e ? promptOf(e) : null;
+    if (prompt !== null) {
+      stop();
+      flushLines();
+      // Claude Code runs UserPromptSubmit before the prompt reaches the transcript.
+      steps.push({ hook: 'UserPromptSubmit', payload: { ...base, hook_event_name: 'UserPromptSubmit', prompt } });
+      pending.push(line);
+      open = true;
+      last = null;
+      return;
+    }
+    pending.push(line);
+    if (!e) return;
+    const t = lastText(e);
+    if (t) last = t;
+    const content = e.message?.content;
+    if (e.type === 'assistant' && Array.isArray(content)) {
+      for (const b of content as { type?: string; id?: string; name?: string; input?: unknown }[]) if (b?.type === 'tool_use' && b.id && b.name) tools.set(b.id, { name: b.name, input: b.input });
+    }
+    if (e.type === 'user' && !e.isSidechain && Array.isArray(content)) {
+      for (const b of content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]) {
+        if (b?.type !== 'tool_result') continue;
+        const call = b.tool_use_id ? tools.get(b.tool_use_id) : undefined;
+        if (!call) continue;
+        flushLines();
+        const event = b.is_error ? 'PostToolUseFailure' : 'PostToolUse';
+        const out = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
+        steps.push({ hook: event, payload: { ...base, hook_event_name: event, tool_name: call.name, tool_input: call.input, ...(b.is_error ? { error: out } : { tool_response: out }) } });
+      }
+    }
+  });
+  stop();
+  flushLines();
+  steps.push({ hook: 'SessionEnd', payload: { ...base, hook_event_name: 'SessionEnd', reason: 'other' } });
+  return steps;
+}
+
+function safeParse(line: string): RawEntry | null {
+  try {
+    return JSON.parse(line) as RawEntry;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Scores of the real-session evaluation (scripts/eval/sessions.ts) against the hand labels.
+ * Everything here is pure: memories, injected items and answers in, counts out.
+ */
+import type { LabelFact, Labels } from './session-replay.js';
+
+export interface StoredMemory {
+  memory_id: string;
+  content: string;
+  category: string;
+  space: string;
+  repo: string | null;
+  episode: boolean;
+}
+
+/** One item a recall hook put in front of the agent. */
+export interface Injected {
+  /** Repository the prompt was typed in. */
+  repo: string;
+  content: string;
+  category: string;
+}
+
+export interface SetScores {
+  fixtures: number;
+  turnsPresent: number;
+  turnsKept: number;
+  facts: number;
+  factsRecovered: number;
+  factsAsMemory: number;
+  extracted: number;
+  extractedMatching: number;
+  episodes: number;
+  oneOffStored: number;
+  personalStored: number;
+  questions: number;
+  searchHits: number;
+  recallHits: number;
+  injected: number;
+  injectedJunk: number;
+  oneOffInjected: number;
+  crossRepoInjected: number;
+}
+
+export function emptyScores(): SetScores {
+  return { fixtures: 0, turnsPresent: 0, turnsKept: 0, facts: 0, factsRecovered: 0, factsAsMemory: 0, extracted: 0, extractedMatching: 0, episodes: 0, oneOffStored: 0, personalStored: 0, questions: 0, searchHits: 0, recallHits: 0, injected: 0, injectedJunk: 0, oneOffInjected: 0, crossRepoInjected: 0 };
+}
+
+const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** Every term appears in the text (case-insensitive). */
+export function containsAll(text: string, terms: readonly string[]): boolean {
+  const t = norm(text);
+  return terms.every((x) => t.includes(x.toLowerCase()));
+}
+
+/** Whether stored or injected text carries a one-off request of the labels. */
+export function isOneOff(text: string, oneOff: readonly string[]): boolean {
+  const t = norm(text);
+  return oneOff.some((o) => o.length >= 12 && t.includes(norm(o).slice(0, 60)));
+}
+
+/** Whether a memory states this labelled fact (its terms, or one of its alternative wordings). */
+export function statesFact(content: string, fact: LabelFact): boolean {
+  return containsAll(content, fact.match) || (fact.alt ?? []).some((terms) => containsAll(content, terms));
+}
+
+/** A memory that states one of the facts labelled for its repository. */
+export function matchesAFact(content: string, labels: readonly Labels[]): boolean {
+  return labels.some((l) => l.facts.some((f) => statesFact(content, f)));
+}
+
+/** `- [category] content (date)` lines of a recall hook's context block. */
+export function injectedItems(context: string): { category: string; content: string }[] {
+  const out: { category: string; content: string }[] = [];
+  for (const line of context.split('\n')) {
+    const m = /^- \[(\w+)\] (.*?)(?: \(\d{4}-\d{2}-\d{2}\))?$/.exec(line);
+    if (m) out.push({ category: m[1]!, content: m[2]! });
+  }
+  return out;
+}
+
+/** The stored memory an injected item shows (content is whitespace-collapsed and may be clipped). */
+export function sourceOf(item: { content: string }, memories: readonly StoredMemory[]): StoredMemory | null {
+  const head = norm(item.content).replace(/…$/, '').slice(0, 120);
+  return memories.find((m) => norm(m.content).startsWith(head)) ?? null;
+}
+
+/**
+ * An injected item is junk when it shows a memory of another repository, a one-off request stored
+ * as a memory, or an extracted memory that states none of the facts labelled for its repository. (Labels are not
+ * exhaustive: a true but unlabelled memory counts as junk, so this is an upper bound.) An episode
+ * of the same repository that cleared the relevance floor is not junk.
+ */
+export function isJunk(item: Injected, memories: readonly StoredMemory[], repoOf: (repo: string | null) => string | null, labelsOfRepo: (repo: string) => Labels[]): { junk: boolean; crossRepo: boolean; oneOff: boolean } {
+  const src = sourceOf(item, memories);
+  const labels = labelsOfRepo(item.repo);
+  // An episode records the request it answered ("Asked: …"): that is history, not the request stored as a memory.
+  const oneOff = !src?.episode && isOneOff(item.content, labels.flatMap((l) => l.oneOff));
+  const srcRepo = src ? repoOf(src.repo) : null;
+  const crossRepo = src !== null && src.space === 'project' && srcRepo !== null && srcRepo !== item.repo;
+  if (crossRepo || oneOff) return { junk: true, crossRepo, oneOff };
+  if (src?.episode) return { junk: false, crossRepo, oneOff };
+  return { junk: !matchesAFact(item.content, labels), crossRepo, oneOff };
+}
+
+export function pct(n: number, d: number): string {
+  return d === 0 ? '—' : `${((100 * n) / d).toFixed(0)}%`;
+}

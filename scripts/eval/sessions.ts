@@ -1,0 +1,281 @@
+/**
+ * `npm run eval:sessions`: real, public Claude Code transcripts (test/fixtures/transcripts)
+ * replayed through the installed plugin's hooks.json commands, as Claude Code fires them, into a
+ * fresh daemon; then scored against the hand labels beside each transcript.
+ *
+ * 1. Replay: `service plugin install claude-code` into a temp HOME; per fixture (oldest first),
+ *    transcript lines are appended as Claude Code writes them and SessionStart, UserPromptSubmit,
+ *    PostToolUse(Failure), Stop and SessionEnd fire between them (async hooks not awaited).
+ * 2. Restart the daemon (`service daemon stop`, `service daemon start`) and ask, from a new
+ *    session in each fixture's repository, the labelled questions: through the recall hook
+ *    (UserPromptSubmit) and `service search --json`.
+ * 3. Score: facts recovered (an extracted memory states it, or an episode answering its question
+ *    is in the top 5), extracted-memory precision, question hit@5, junk share of injected items,
+ *    one-off and cross-repository injections, transcript turns kept. Held-out fixtures (never
+ *    looked at while tuning the rules) are reported separately.
+ *
+ *   npm run eval:sessions                      all fixtures; writes the `sessions` section of BENCHMARKS.md
+ *   options: --fixtures a,b  --quick (the small fixtures)  --no-write  --json
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DaemonClient } from '../../daemon/client.js';
+import { readTranscript } from '../../daemon/transcript.js';
+import { resolvePaths } from '../../engine/index.js';
+import { ClaudeCodeSim, type HookRun } from '../../test/helpers/claude-code.js';
+import { cli } from '../../test/helpers/daemon.js';
+import { pluginUser } from '../../test/helpers/plugin.js';
+import { tempDir } from '../../test/helpers/tmp.js';
+import { table, writeBenchSection } from '../bench/markdown.js';
+import { loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
+import { containsAll, emptyScores, injectedItems, isJunk, isOneOff, matchesAFact, pct, statesFact, type Injected, type SetScores, type StoredMemory } from './session-score.js';
+import { census } from './transcript-census.js';
+
+/** Small fixtures for --quick and for the test in the normal suite. */
+export const QUICK_FIXTURES = ['vsla-2cba43de', 'vsla-069508a5', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix', 'reliability-stop-hook-reflection-first-stop'];
+
+export interface EvalResult {
+  tuned: SetScores;
+  holdout: SetScores;
+  firstRecall: { sessionStart: number; prompt: number; sessions: number };
+  memories: StoredMemory[];
+  /** Injected items counted as junk, for inspection (--json). */
+  junk: (Injected & { crossRepo: boolean; oneOff: boolean })[];
+  ms: number;
+}
+
+function contextOf(run: HookRun): string {
+  if (!run.stdout.trim()) return '';
+  try {
+    return (JSON.parse(run.stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function makeRepoDir(root: string, name: string): string {
+  const dir = path.join(root, name);
+  fs.mkdirSync(path.join(dir, '.git'), { recursive: true });
+  fs.writeFileSync(path.join(dir, '.git', 'config'), `[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:fixtures/${name}.git\n`);
+  return dir;
+}
+
+async function settled(client: DaemonClient, logFile: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  let still = 0;
+  for (;;) {
+    const s = await client.status<{ journal: { pending_events: number } }>();
+    if (s.journal.pending_events === 0) return;
+    // An event captured while its session's last flush ran waits for the idle flush: flush now,
+    // as `service flush` would.
+    if (++still % 20 === 0) await client.flush();
+    if (Date.now() > deadline) {
+      const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '(no log)';
+      throw new Error(`the daemon did not flush: ${JSON.stringify(s.journal)}\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function currentMemories(exportText: string): StoredMemory[] {
+  const last = new Map<string, { version: number; line: Record<string, unknown> }>();
+  for (const raw of exportText.split('\n')) {
+    if (!raw.trim()) continue;
+    const l = JSON.parse(raw) as Record<string, unknown> & { memory_id: string; version: number };
+    const prev = last.get(l.memory_id);
+    if (!prev || prev.version < l.version) last.set(l.memory_id, { version: l.version, line: l });
+  }
+  const out: StoredMemory[] = [];
+  for (const { line } of last.values()) {
+    if (line.deleted === true || line.valid_to) continue;
+    const meta = (line.metadata ?? {}) as Record<string, unknown>;
+    out.push({ memory_id: String(line.memory_id), content: String(line.content), category: String(line.category), space: String(line.space), repo: (line.repo as string | null) ?? null, episode: meta.kind === 'episode' });
+  }
+  return out;
+}
+
+export async function evaluate(fixtures: readonly Fixture[], log: (s: string) => void = () => {}): Promise<EvalResult> {
+  const t0 = performance.now();
+  const user = pluginUser({ env: { SERVICE_RECALL_TIMEOUT_MS: '2500', SERVICE_RECALL_DEADLINE_MS: '2000' } });
+  const installed = await cli(['plugin', 'install', 'claude-code', '--json'], user.env);
+  if (installed.code !== 0) throw new Error(`plugin install failed: ${installed.stderr}`);
+  const pluginRoot = (JSON.parse(installed.stdout) as { dir: string }).dir;
+  const scratch = tempDir('eval-sessions-');
+  const repos = new Map<string, string>();
+  const repoDir = (name: string): string => {
+    let d = repos.get(name);
+    if (!d) repos.set(name, (d = makeRepoDir(path.join(scratch, 'repos'), name)));
+    return d;
+  };
+  const client = new DaemonClient({ socketPath: resolvePaths(user.data).socket, timeoutMs: 60_000 });
+  const injected: { set: 'tuned' | 'holdout'; item: Injected }[] = [];
+  const setOf = (f: Fixture): 'tuned' | 'holdout' => (f.labels.holdout ? 'holdout' : 'tuned');
+  const scores = { tuned: emptyScores(), holdout: emptyScores() };
+
+  // 1. Replay every session through hooks.json.
+  for (const f of fixtures) {
+    const cwd = repoDir(f.labels.repo);
+    const transcript = path.join(scratch, 'projects', `${f.name}.jsonl`);
+    fs.mkdirSync(path.dirname(transcript), { recursive: true });
+    const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
+    const base = { session_id: `eval-${f.name}`, cwd, transcript_path: transcript };
+    for (const step of replaySteps(f.text, base)) {
+      if ('append' in step) {
+        fs.appendFileSync(transcript, step.append.map((l) => `${l}\n`).join(''));
+        continue;
+      }
+      const runs = await sim.fire(step.hook, step.payload);
+      for (const r of runs) for (const item of injectedItems(contextOf(r))) injected.push({ set: setOf(f), item: { repo: f.labels.repo, ...item } });
+    }
+    await sim.settle();
+    await settled(client, path.join(resolvePaths(user.data).logDir, 'daemon.log'));
+    const s = scores[setOf(f)];
+    s.fixtures++;
+    s.turnsPresent += census(f.text).total;
+    s.turnsKept += readTranscript(f.file, 0).turns.length;
+    log(`replayed ${f.name}`);
+  }
+
+  // 2. A restarted daemon answers the questions.
+  const stop = await cli(['daemon', 'stop'], user.env);
+  if (stop.code !== 0) throw new Error(`daemon stop failed: ${stop.stderr}`);
+  const start = await cli(['daemon', 'start'], user.env);
+  if (start.code !== 0) throw new Error(`daemon start failed: ${start.stderr}`);
+  const memories = currentMemories(await client.exportAll());
+  const firstRecall = { sessionStart: 0, prompt: 0, sessions: 0 };
+  const byRepo = new Map<string, Labels[]>();
+  for (const f of fixtures) byRepo.set(f.labels.repo, [...(byRepo.get(f.labels.repo) ?? []), f.labels]);
+  // Remotes are normalized to lower case: compare repository names that way.
+  const labelRepo = new Map(fixtures.map((f) => [f.labels.repo.toLowerCase(), f.labels.repo]));
+  const repoNameOf = (repo: string | null): string | null => {
+    if (!repo) return null;
+    const name = (/fixtures\/([^/]+)$/.exec(repo)?.[1] ?? repo).toLowerCase();
+    return labelRepo.get(name) ?? name;
+  };
+  const recoveredByEpisode = new Set<string>();
+  for (const f of fixtures) {
+    if (f.labels.questions.length === 0) continue;
+    const cwd = repoDir(f.labels.repo);
+    const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
+    const base = { session_id: `ask-${f.name}`, cwd, transcript_path: path.join(scratch, 'projects', `ask-${f.name}.jsonl`) };
+    const s = scores[setOf(f)];
+    const startRuns = await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
+    const startItems = startRuns.flatMap((r) => injectedItems(contextOf(r)));
+    firstRecall.sessions++;
+    if (startItems.length > 0) firstRecall.sessionStart++;
+    for (const item of startItems) injected.push({ set: setOf(f), item: { repo: f.labels.repo, ...item } });
+    let first = true;
+    for (const q of f.labels.questions) {
+      s.questions++;
+      const runs = await sim.fire('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: q.q });
+      const items = runs.flatMap((r) => injectedItems(contextOf(r)));
+      if (first && items.length > 0) firstRecall.prompt++;
+      first = false;
+      for (const item of items) injected.push({ set: setOf(f), item: { repo: f.labels.repo, ...item } });
+      if (items.some((i) => containsAll(i.content, q.expect))) s.recallHits++;
+      const found = await cli(['search', q.q, '--json', '--top-k', '5'], user.env, cwd);
+      const hits = found.code === 0 ? ((JSON.parse(found.stdout) as { results: { content: string; memory_id: string }[] }).results ?? []).slice(0, 5) : [];
+      if (hits.some((h) => containsAll(h.content, q.expect))) s.searchHits++;
+      if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
+    }
+    await sim.settle();
+  }
+  await cli(['daemon', 'stop'], user.env);
+
+  // 3. Score what was stored and injected.
+  for (const f of fixtures) {
+    const s = scores[setOf(f)];
+    const mine = memories.filter((m) => repoNameOf(m.repo) === f.labels.repo || m.space === 'personal');
+    for (const fact of f.labels.facts) {
+      s.facts++;
+      const asMemory = mine.some((m) => !m.episode && statesFact(m.content, fact));
+      if (asMemory) s.factsAsMemory++;
+      if (asMemory || recoveredByEpisode.has(`${f.name}:${fact.id}`)) s.factsRecovered++;
+    }
+  }
+  // Memories belong to the set of the fixtures of their repository (a repository has one set).
+  const setOfRepo = new Map<string, 'tuned' | 'holdout'>();
+  for (const f of fixtures) if (!setOfRepo.has(f.labels.repo) || f.labels.holdout === false) setOfRepo.set(f.labels.repo, setOf(f));
+  for (const m of memories) {
+    const name = repoNameOf(m.repo);
+    const set = name ? (setOfRepo.get(name) ?? 'tuned') : 'tuned';
+    const s = scores[set];
+    const labels = name ? (byRepo.get(name) ?? []) : [...byRepo.values()].flat();
+    if (m.episode) {
+      s.episodes++;
+      continue;
+    }
+    s.extracted++;
+    if (matchesAFact(m.content, labels)) s.extractedMatching++;
+    if (isOneOff(m.content, labels.flatMap((l) => l.oneOff))) s.oneOffStored++;
+    if (m.space === 'personal') s.personalStored++;
+  }
+  const junk: EvalResult['junk'] = [];
+  for (const { set, item } of injected) {
+    const s = scores[set];
+    s.injected++;
+    const j = isJunk(item, memories, repoNameOf, (r) => byRepo.get(r) ?? []);
+    if (j.junk) {
+      s.injectedJunk++;
+      junk.push({ ...item, crossRepo: j.crossRepo, oneOff: j.oneOff });
+    }
+    if (j.crossRepo) s.crossRepoInjected++;
+    if (j.oneOff) s.oneOffInjected++;
+  }
+  return { ...scores, firstRecall, memories, junk, ms: performance.now() - t0 };
+}
+
+export function renderTables(r: EvalResult, command: string, fixtureCount: number): string {
+  const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, f(r.tuned), f(r.holdout)];
+  return [
+    '## Real Claude Code sessions (`npm run eval:sessions`)',
+    '',
+    table(
+      ['measure', 'target', 'tuned fixtures', 'held out (never seen while tuning)'],
+      [
+        row('fixtures (sessions)', '—', (s) => String(s.fixtures)),
+        row('transcript turns kept by the reader', '≥ 98%', (s) => `${pct(s.turnsKept, s.turnsPresent)} (${s.turnsKept}/${s.turnsPresent})`),
+        row('durable facts recovered (memory, or episode in top 5)', '≥ 70%', (s) => `${pct(s.factsRecovered, s.facts)} (${s.factsRecovered}/${s.facts}; ${s.factsAsMemory} as extracted memories)`),
+        row('extracted-memory precision (states a labelled fact)', '≥ 80%', (s) => `${pct(s.extractedMatching, s.extracted)} (${s.extractedMatching}/${s.extracted})`),
+        row('one-off requests stored', '0', (s) => String(s.oneOffStored)),
+        row('personal memories stored', '—', (s) => String(s.personalStored)),
+        row('episodes stored', '—', (s) => String(s.episodes)),
+        row('question hit@5, `service search`', '≥ 70%', (s) => `${pct(s.searchHits, s.questions)} (${s.searchHits}/${s.questions})`),
+        row('question hit@5, recall hook (UserPromptSubmit)', '≥ 70%', (s) => `${pct(s.recallHits, s.questions)} (${s.recallHits}/${s.questions})`),
+        row('junk share of injected items', '≤ 10%', (s) => `${pct(s.injectedJunk, s.injected)} (${s.injectedJunk}/${s.injected})`),
+        row('one-off requests injected', '0', (s) => String(s.oneOffInjected)),
+        row('project memories injected in another repository', '0', (s) => String(s.crossRepoInjected)),
+      ],
+    ),
+    '',
+    `After a daemon restart, the first SessionStart of ${r.firstRecall.sessions} new sessions injected something in ${r.firstRecall.sessionStart}, and their first prompt in ${r.firstRecall.prompt}.`,
+    '',
+    `${fixtureCount} real transcripts, random-weight lexical model (../shared/models/random-bert-tiny), rule extractor; \`${command}\`, ${(r.ms / 1000).toFixed(0)} s.`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { fixtures: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const names = values.fixtures ? values.fixtures.split(',') : values.quick ? QUICK_FIXTURES : undefined;
+  const fixtures = loadFixtures(undefined, names);
+  const r = await evaluate(fixtures, (s) => console.error(s));
+  const command = `npm run eval:sessions${values.quick ? ' -- --quick' : ''}`;
+  const md = renderTables(r, command, fixtures.length);
+  if (values.json) console.log(JSON.stringify({ tuned: r.tuned, holdout: r.holdout, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk }, null, 1));
+  console.log(md);
+  if (!values['no-write'] && !values.quick && !values.fixtures) {
+    const file = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'BENCHMARKS.md');
+    writeBenchSection(file, 'sessions', md);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

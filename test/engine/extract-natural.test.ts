@@ -1,0 +1,83 @@
+/**
+ * Extraction on text the way people type it and the way Claude Code writes it: lower case without
+ * full stops, misspellings, terse answers to numbered options, AskUserQuestion answers, the
+ * assistant's findings and the compaction summary; one-off requests and approvals never stored.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RuleExtractor } from '../../engine/extract/rule-extractor.js';
+import { splitSentences } from '../../engine/extract/segment.js';
+import type { ExtractTurn } from '../../engine/extract/types.js';
+
+const user = (text: string, kind?: ExtractTurn['kind']): ExtractTurn => ({ role: 'user', text, ...(kind ? { kind } : {}) });
+const assistant = (text: string, kind?: ExtractTurn['kind']): ExtractTurn => ({ role: 'assistant', text, ...(kind ? { kind } : {}) });
+const extract = (turns: ExtractTurn[]) => new RuleExtractor().extract(turns);
+
+describe('extraction on natural text', () => {
+  it('stores rules typed in lower case, with typos and without apostrophes', async () => {
+    const got = await extract([user('i only want one ver of you, perferably brew'), user('dont block the commit, instead redact the secret and warn')]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [
+        ['preference', 'I only want one ver of you, perferably brew.'],
+        ['constraint', 'Dont block the commit, instead redact the secret and warn.'],
+      ],
+    );
+    assert.equal(got[0]!.space, 'personal', 'durable ("only") and habitual: a taste for every repository');
+  });
+
+  it('splits a long lower-case message without full stops instead of dropping it', async () => {
+    const text =
+      'ok so the daemon keeps dying on my laptop when the lid closes and i had to restart it three times today which is annoying but fine for now, we should use launchd for the daemon on macos instead of the detached child process because launchd restarts it and the logs end up in the right place and also please never write the socket into the repo folder';
+    assert.ok(text.length > 330);
+    assert.ok(splitSentences(text).every((s) => s.length <= 400));
+    const got = await extract([user(text)]);
+    assert.ok(got.some((c) => /launchd/.test(c.content)), JSON.stringify(got));
+    assert.ok(got.some((c) => /never write the socket/i.test(c.content)), JSON.stringify(got));
+  });
+
+  it('splits sentences that start in lower case', () => {
+    assert.deepEqual(splitSentences('we use pnpm here. the ci runs on node 20. ok'), ['we use pnpm here.', 'the ci runs on node 20.', 'ok']);
+  });
+
+  it('never stores one-off requests and approvals, and never as personal preferences', async () => {
+    const got = await extract([
+      user('I like your rec, create the plan!'),
+      user('I want you to quit your own session and start a fresh one, make it so!'),
+      user('sounds good, go ahead'),
+      user('I would much prefer MIT license alternatives where possible but only if it wont hurt performance.'),
+    ]);
+    assert.ok(!got.some((c) => /plan|quit|go ahead/i.test(c.content)), JSON.stringify(got));
+    assert.ok(!got.some((c) => c.space === 'personal'), 'a conditional preference stays in its project');
+  });
+
+  it('resolves a terse answer against the options the assistant listed', async () => {
+    const got = await extract([
+      assistant('Two ways forward:\n\n**Option A:** Keep a single unified interface (vsla.h) as the only entry point and make the backends private.\n**Option B:** Keep both the direct API and the unified API public.\n\nWhich do you prefer?'),
+      user('Option A for sure'),
+    ]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [['decision', 'Keep a single unified interface (vsla.h) as the only entry point and make the backends private.']],
+    );
+  });
+
+  it('turns an AskUserQuestion answer into a decision', async () => {
+    const got = await extract([user('Which package manager? → pnpm (fast, strict)', 'answer')]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [['decision', 'Which package manager: pnpm (fast, strict).']],
+    );
+  });
+
+  it('keeps the assistant’s findings and the compaction summary, not its narration', async () => {
+    const got = await extract([
+      assistant('Let me look at the build.\n\nThe root cause is a naming conflict: two types are both named vsla_backend_t.'),
+      assistant('This session is being continued from a previous conversation.\n\nSummary:\n- The project targets C17 and must stay compatible with CUDA 12.\n- Let me know if you need anything else', 'summary'),
+    ]);
+    const texts = got.map((c) => c.content);
+    assert.ok(texts.some((t) => /root cause is a naming conflict/i.test(t)), JSON.stringify(texts));
+    assert.ok(texts.some((t) => /C17/.test(t)), JSON.stringify(texts));
+    assert.ok(!texts.some((t) => /let me/i.test(t)));
+  });
+});

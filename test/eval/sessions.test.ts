@@ -1,0 +1,33 @@
+/**
+ * Real Claude Code transcripts (test/fixtures/transcripts) replayed through the installed plugin's
+ * hooks.json into a fresh daemon, scored against their hand labels: the floors below fail CI when
+ * capture, extraction or recall regresses on real sessions. (`npm run eval:sessions` runs all of
+ * them and writes the table in BENCHMARKS.md.)
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadFixtures } from '../../scripts/eval/session-replay.js';
+import { evaluate } from '../../scripts/eval/sessions.js';
+
+const FIXTURES = ['vsla-2cba43de', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix'];
+
+describe('real sessions, replayed through hooks.json', () => {
+  it('keeps the turns, recovers the labelled facts, answers the questions and injects no junk from one-offs or other repositories', async () => {
+    const fixtures = loadFixtures(undefined, FIXTURES);
+    assert.equal(fixtures.length, FIXTURES.length);
+    const r = await evaluate(fixtures);
+    const s = r.tuned;
+    const share = (n: number, d: number): number => (d === 0 ? 1 : n / d);
+    const report = JSON.stringify(s);
+    assert.ok(share(s.turnsKept, s.turnsPresent) >= 0.98, `turns kept: ${report}`);
+    assert.ok(share(s.factsRecovered, s.facts) >= 0.6, `facts recovered: ${report}`);
+    assert.ok(share(s.searchHits, s.questions) >= 0.6, `search hit@5: ${report}`);
+    assert.ok(share(s.recallHits, s.questions) >= 0.5, `recall hit@5: ${report}`);
+    assert.ok(share(s.injectedJunk, s.injected) <= 0.34, `junk injected: ${report} ${JSON.stringify(r.junk)}`);
+    assert.equal(s.oneOffStored, 0, report);
+    assert.equal(s.oneOffInjected, 0, report);
+    assert.equal(s.crossRepoInjected, 0, report);
+    assert.ok(s.episodes > 0, 'every turn leaves an episode');
+    assert.equal(r.firstRecall.prompt, r.firstRecall.sessions, 'the first prompt after a daemon start recalls something');
+  });
+});
