@@ -4,6 +4,7 @@ import readline from 'node:readline/promises';
 import type { DaemonClient } from '../../daemon/client.js';
 import { CATEGORIES, SCOPES } from '../../engine/index.js';
 import { intFlag, parse } from '../args.js';
+import { callerSession, FOLDER_FALLBACK_NOTE } from '../caller-session.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 import { clientFor, ensureDaemon } from '../daemon-control.js';
 
@@ -43,11 +44,14 @@ export const searchCommand: Command = {
     const query = positionals.join(' ').trim();
     if (!query) throw new UsageError(`usage: ${this.usage}`);
     const client = await daemon(ctx);
+    const scope = scopeOf(values.scope);
+    const caller = callerSession(ctx.io.env, values.session);
+    if (scope === 'session' && caller.source === 'folder') ctx.err(`(${FOLDER_FALLBACK_NOTE})`);
     const r = await client.localSearch({
       query,
       cwd: process.cwd(),
-      ...(values.scope ? { scope: scopeOf(values.scope)! } : {}),
-      ...(values.session ? { session_id: String(values.session) } : {}),
+      ...(scope ? { scope } : {}),
+      ...(caller.session_id ? { session_id: caller.session_id } : {}),
       top_k: intFlag(values['top-k'], 'top-k', 1, 100) ?? ctx.config().topK,
     });
     if (values.json) {
@@ -142,7 +146,9 @@ function pauseLike(paused: boolean): Command {
     async run(args, ctx) {
       const { values } = parse(args, { all: { type: 'boolean' }, session: { type: 'string' } }, this.usage);
       const client = await daemon(ctx);
-      const req = values.all ? { all: true } : values.session ? { session_id: String(values.session) } : { cwd: process.cwd() };
+      const caller = callerSession(ctx.io.env, values.session);
+      if (!values.all && caller.source === 'folder') ctx.err(`(${FOLDER_FALLBACK_NOTE})`);
+      const req = values.all ? { all: true } : caller.session_id ? { session_id: caller.session_id } : { cwd: process.cwd() };
       const r = paused ? await client.pause(req) : await client.resume(req);
       if (values.json) ctx.json(r);
       else if (values.all) ctx.out(paused ? 'Capture paused for every session (remember still works).' : 'Capture resumed for every session.');
