@@ -51,7 +51,7 @@ export const searchCommand: Command = {
       query,
       cwd: process.cwd(),
       ...(scope ? { scope } : {}),
-      ...(caller.session_id ? { session_id: caller.session_id } : {}),
+      ...sessionField(caller),
       top_k: intFlag(values['top-k'], 'top-k', 1, 100) ?? ctx.config().topK,
     });
     if (values.json) {
@@ -74,6 +74,11 @@ export const searchCommand: Command = {
   },
 };
 
+/** `{session_id}` when the caller's session is known (remember never guesses from the folder). */
+function sessionField(caller: { session_id: string | null }): { session_id?: string } {
+  return caller.session_id ? { session_id: caller.session_id } : {};
+}
+
 export const rememberCommand: Command = {
   path: ['remember'],
   summary: 'store something explicitly (works while capture is paused)',
@@ -90,7 +95,7 @@ export const rememberCommand: Command = {
       cwd: process.cwd(),
       ...(values.personal ? { personal: true } : {}),
       ...(values.category ? { category: String(values.category) } : {}),
-      ...(values.session ? { session_id: String(values.session) } : {}),
+      ...sessionField(callerSession(ctx.io.env, values.session)),
     });
     if (values.json) ctx.json(r);
     else for (const m of r.results) ctx.out(`${m.event === 'NOOP' ? 'already remembered' : m.event === 'UPDATE' ? 'updated' : 'remembered'}: ${oneLine(m.content)} (${m.memory_id})`);

@@ -6,8 +6,9 @@
  *
  * What the "model" answers is scripted by the test through `respond` (a function of the request);
  * the default script reads directives from the newest user text, so a prompt can make the model
- * call a tool: `[[tool Bash {"command":"ls"}]]` answers with that tool_use block, once (when the
- * newest message already carries the tool's result, it answers with text instead). Requests
+ * call tools: `[[tool Read {"file_path":"/x"}]]` answers with that tool_use block (every directive
+ * of the message becomes one block of the same answer), once: when the newest user message carries
+ * tool results, it answers with text instead. Requests
  * without tools (titles, topic checks, quota probes) get a short text.
  */
 import http from 'node:http';
@@ -22,7 +23,8 @@ export interface ApiRequest {
   at: number;
 }
 
-export type Reply = { text: string } | { tool: { name: string; input: unknown } };
+/** A text answer, or tool calls (several run as one assistant turn, the way parallel calls do). */
+export type Reply = { text: string } | { tools: { name: string; input: unknown }[] };
 
 export interface MessagesApi {
   /** Base URL for ANTHROPIC_BASE_URL (no trailing slash). */
@@ -58,18 +60,17 @@ export function userText(body: any): string {
     .join('\n');
 }
 
-const DIRECTIVE = /\[\[tool (\S+) (\{.*?\})\]\]/s;
+const DIRECTIVE = /\[\[tool (\S+) (\{.*?\})\]\]/gs;
 
-/** The default script: follow the newest `[[tool …]]` directive once, else say "Done." */
+/** The default script: follow the `[[tool …]]` directives of the newest user message once, else say "Done." */
 export function directiveScript(body: any): Reply {
   if (!Array.isArray(body?.tools) || body.tools.length === 0) return { text: 'Memory test session' };
   // The newest user message (Claude Code may append system-role messages after it).
   const last = ((body.messages ?? []) as any[]).filter((m) => m.role === 'user').at(-1);
   const answered = Array.isArray(last?.content) && last.content.some((b: any) => b?.type === 'tool_result');
   if (answered) return { text: 'Done.' };
-  const m = DIRECTIVE.exec(textOf(last));
-  if (!m) return { text: 'Done.' };
-  return { tool: { name: m[1]!, input: JSON.parse(m[2]!) as unknown } };
+  const tools = [...textOf(last).matchAll(DIRECTIVE)].map((m) => ({ name: m[1]!, input: JSON.parse(m[2]!) as unknown }));
+  return tools.length > 0 ? { tools } : { text: 'Done.' };
 }
 
 function tokensOf(body: unknown): number {
@@ -79,7 +80,7 @@ function tokensOf(body: unknown): number {
 let idSeq = 0;
 
 function message(body: any, reply: Reply): { msg: any; blocks: any[] } {
-  const blocks = 'text' in reply ? [{ type: 'text', text: reply.text }] : [{ type: 'tool_use', id: `toolu_standin_${++idSeq}`, name: reply.tool.name, input: reply.tool.input }];
+  const blocks = 'text' in reply ? [{ type: 'text', text: reply.text }] : reply.tools.map((t) => ({ type: 'tool_use', id: `toolu_standin_${++idSeq}`, name: t.name, input: t.input }));
   const msg = {
     id: `msg_standin_${++idSeq}`,
     type: 'message',
