@@ -9,6 +9,7 @@ import { flushSession, readAhead, type FlushResult } from './flush.js';
 import { Journal } from './journal.js';
 import { PauseState } from './pause.js';
 import { recall } from './recall.js';
+import { RecalledPerSession } from './recall-seen.js';
 import { repoInfo } from './repo.js';
 import { SessionTable, type LiveSession } from './sessions.js';
 import { createSync, SYNC_DRAIN_MS } from './sync-setup.js';
@@ -51,6 +52,8 @@ export class Daemon {
   lastFlush: { at: string; session_id: string; memories: number } | null = null;
   /** Recent captures, newest last (for the dashboard's live feed). */
   readonly recent: { at: string; session_id: string; event: string; summary: string }[] = [];
+  /** Memories recall already showed each session (injected once per session). */
+  private readonly recalled = new RecalledPerSession();
 
   constructor(private readonly deps: DaemonDeps) {
     this.journal = new Journal({ dir: deps.paths.journalDir });
@@ -172,7 +175,7 @@ export class Daemon {
     if (!(CAPTURE_EVENTS as readonly string[]).includes(event)) {
       throw new EngineError('VALIDATION', `hook_event_name must be one of ${CAPTURE_EVENTS.join(', ')}`, { field: 'hook_event_name' });
     }
-    const sessionId = typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : null;
+    const sessionId = this.captureSession(payload, event);
     if (!sessionId) throw new EngineError('VALIDATION', 'session_id is required', { field: 'session_id' });
     const ex = excluded(payload, this.deps.paths.home);
     if (!ex.capture) return { captured: false, ...(ex.reason ? { reason: ex.reason } : {}) };
@@ -190,6 +193,22 @@ export class Daemon {
       void this.scheduleFlush(sessionId);
     }
     return { captured: true, j: entry.j };
+  }
+
+  /**
+   * The event's session: its session_id, else (a hook that got no stdin from Claude Code) the
+   * latest live session in its cwd, logged so the fallback shows in the daemon log.
+   */
+  private captureSession(payload: Record<string, unknown>, event: string): string | null {
+    if (typeof payload.session_id === 'string' && payload.session_id) {
+      if (payload.session_id_source === 'env') this.log.warn('hook event without stdin: session id taken from CLAUDE_CODE_SESSION_ID', { event, session: payload.session_id });
+      return payload.session_id;
+    }
+    const cwd = typeof payload.cwd === 'string' ? payload.cwd : null;
+    const latest = cwd ? this.latestSessionIn(cwd) : null;
+    if (latest) this.log.warn('hook event without a session id: attributed to the latest session in its folder', { event, cwd, session: latest });
+    else this.log.warn('hook event without a session id and no live session in its folder: dropped', { event, cwd });
+    return latest;
   }
 
   private noteRecent(sessionId: string, event: string, p: Record<string, unknown>): void {
@@ -321,6 +340,7 @@ export class Daemon {
     let result: { text: string; count: number } | null = { text: '', count: 0 };
     if (ex.capture) {
       const cwd = typeof payload.cwd === 'string' ? payload.cwd : process.cwd();
+      const seen = this.recalled.for(typeof payload.session_id === 'string' ? payload.session_id : null, event);
       const work = this.ready().then((engine) =>
         recall(
           engine,
@@ -330,6 +350,7 @@ export class Daemon {
             repo: repoInfo(cwd),
             user_id: this.deps.config.userId,
             prompt: typeof payload.prompt === 'string' ? redact(payload.prompt).text : undefined,
+            seen,
           },
           { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) },
         ),
@@ -341,6 +362,7 @@ export class Daemon {
         this.log.warn('recall failed', { err });
         return { text: '', count: 0 };
       });
+      if (result) seen?.delivered();
     }
     const captured = await capture;
     if (result === null) return { context: '', count: 0, timed_out: true, captured: captured.captured };

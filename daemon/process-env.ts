@@ -30,6 +30,23 @@ export function daemonProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
+/**
+ * The environment Claude Code gave a hook or the plugin's MCP server. Both start Node with
+ * NODE_EXTRA_CA_CERTS emptied (Node 18-22 read that file at every start, ~30 ms, and they only talk
+ * to a local socket) and its value saved in SERVICE_HOOK_CA_CERTS; a daemon they start gets it back
+ * (it syncs and downloads over TLS). hooks/lib/run.ts `callerEnv` repeats this (hooks import
+ * nothing of ours); test/hooks/paths.test.ts keeps the two in agreement.
+ */
+export function callerCaEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!('SERVICE_HOOK_CA_CERTS' in env)) return env;
+  const out: NodeJS.ProcessEnv = { ...env };
+  const saved = out.SERVICE_HOOK_CA_CERTS;
+  delete out.SERVICE_HOOK_CA_CERTS;
+  if (saved) out.NODE_EXTRA_CA_CERTS = saved;
+  else delete out.NODE_EXTRA_CA_CERTS;
+  return out;
+}
+
 /** V8's full collection, when the process was started with `--expose-gc`. */
 function exposedGc(): (() => void) | null {
   const gc = (globalThis as { gc?: () => void }).gc;

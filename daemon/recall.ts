@@ -7,6 +7,7 @@
  * block stays within the token budget and is empty rather than late.
  */
 import { assembleContext, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
+import type { SeenMemories } from './recall-seen.js';
 import type { RepoInfo } from './repo.js';
 import { isEpisode, MAX_EPISODES_INJECTED, weighEpisodes } from './episodes.js';
 
@@ -16,6 +17,8 @@ export interface RecallRequest {
   repo: RepoInfo;
   user_id: string;
   prompt?: string | undefined;
+  /** Memories this session was already shown: left out, and what is shown now is added. */
+  seen?: SeenMemories | undefined;
 }
 
 export interface RecallOptions {
@@ -41,6 +44,20 @@ function byPriority(rows: VersionRow[]): { row: VersionRow; score: number }[] {
 }
 
 export async function recall(engine: MemoryEngine, req: RecallRequest, opts: RecallOptions): Promise<{ text: string; count: number }> {
+  const { seen } = req;
+  if (!seen) return recallFresh(engine, req, opts, () => true);
+  const offered: VersionRow[] = [];
+  const out = await recallFresh(engine, req, opts, (row) => {
+    if (seen.has(row.memory_id)) return false;
+    offered.push(row);
+    return true;
+  });
+  seen.markShown(out.text, offered);
+  return out;
+}
+
+/** Recall over the memories `fresh` lets through. */
+async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: RecallOptions, fresh: (row: VersionRow) => boolean): Promise<{ text: string; count: number }> {
   const { repo } = req.repo;
   const projectFilter: MemoryFilter | null = repo ? { space: 'project', repo } : null;
   const personalFilter: MemoryFilter = { space: 'personal', user_id: req.user_id };
@@ -53,13 +70,13 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
       engine.list({ filter: personalFilter, limit: 20 }),
     ]);
     // Episodes are for questions (prompt recall), not for the session's opening summary.
-    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r));
+    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r) && fresh(r));
     // The most recent earlier session in this repo: its memories, newest first.
     const lastRun = projectRows.find((r) => r.run_id)?.run_id ?? null;
     const recent = lastRun ? projectRows.filter((r) => r.run_id === lastRun).slice(0, 5) : [];
     const recentIds = new Set(recent.map((r) => r.memory_id));
     sections.push({ title: `Project${repo ? ` (${repo})` : ''}`, items: byPriority(projectRows.filter((r) => !recentIds.has(r.memory_id))).map((x) => item(x.row, x.score)) });
-    sections.push({ title: 'Personal', items: byPriority(personal.results).map((x) => item(x.row, x.score)) });
+    sections.push({ title: 'Personal', items: byPriority(personal.results.filter(fresh)).map((x) => item(x.row, x.score)) });
     if (recent.length > 0) sections.push({ title: 'Last session here', items: recent.map((r, i) => item(r, 0.9 - i * 0.05)) });
     return assembleContext(sections, { maxTokens: opts.maxTokens });
   }
@@ -73,6 +90,7 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
   const session: ContextSection = { title: 'This session', items: [] };
   for (const hit of weighEpisodes(out.results, MAX_EPISODES_INJECTED)) {
     const r = hit.row;
+    if (!fresh(r)) continue;
     const target = req.session_id && r.run_id === req.session_id ? session : r.space === 'personal' ? personal : project;
     target.items.push(item(r, hit.score));
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** Claude Code PreCompact hook: capture (see hooks/lib/run.ts). Always exits 0. */
+/** Claude Code PreCompact hook: final capture, synchronous (see hooks/lib/run.ts). Always exits 0. */
 import { runHook } from './lib/run.js';
 
-void runHook('capture', 'PreCompact').finally(() => process.exit(0));
+void runHook('final', 'PreCompact').finally(() => process.exit(0));

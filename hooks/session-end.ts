@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** Claude Code SessionEnd hook: capture (see hooks/lib/run.ts). Always exits 0. */
+/** Claude Code SessionEnd hook: final capture, synchronous (see hooks/lib/run.ts). Always exits 0. */
 import { runHook } from './lib/run.js';
 
-void runHook('capture', 'SessionEnd').finally(() => process.exit(0));
+void runHook('final', 'SessionEnd').finally(() => process.exit(0));

@@ -46,6 +46,9 @@ await build({
   ...common,
   entryPoints: [path.join(src, 'mcp', 'server.ts')],
   outfile: path.join(out, 'mcp', 'server.cjs'),
+  // Claude Code waits for this server before the first request of `claude -p`: minified, Node
+  // parses half the bytes (2.5 → 1.3 MB).
+  minify: true,
   plugins: [{ name: 'engine-store-unused', setup: (b) => b.onResolve({ filter: unused }, (a) => ({ path: a.path, external: true, sideEffects: false })) }],
 });
 assertSelfContained(path.join(out, 'mcp', 'server.cjs'));

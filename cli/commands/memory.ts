@@ -4,6 +4,7 @@ import readline from 'node:readline/promises';
 import type { DaemonClient } from '../../daemon/client.js';
 import { CATEGORIES, SCOPES } from '../../engine/index.js';
 import { intFlag, parse } from '../args.js';
+import { callerSession, FOLDER_FALLBACK_NOTE } from '../caller-session.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 import { clientFor, ensureDaemon } from '../daemon-control.js';
 
@@ -43,11 +44,14 @@ export const searchCommand: Command = {
     const query = positionals.join(' ').trim();
     if (!query) throw new UsageError(`usage: ${this.usage}`);
     const client = await daemon(ctx);
+    const scope = scopeOf(values.scope);
+    const caller = callerSession(ctx.io.env, values.session);
+    if (scope === 'session' && caller.source === 'folder') ctx.err(`(${FOLDER_FALLBACK_NOTE})`);
     const r = await client.localSearch({
       query,
       cwd: process.cwd(),
-      ...(values.scope ? { scope: scopeOf(values.scope)! } : {}),
-      ...(values.session ? { session_id: String(values.session) } : {}),
+      ...(scope ? { scope } : {}),
+      ...sessionField(caller),
       top_k: intFlag(values['top-k'], 'top-k', 1, 100) ?? ctx.config().topK,
     });
     if (values.json) {
@@ -70,6 +74,11 @@ export const searchCommand: Command = {
   },
 };
 
+/** `{session_id}` when the caller's session is known (remember never guesses from the folder). */
+function sessionField(caller: { session_id: string | null }): { session_id?: string } {
+  return caller.session_id ? { session_id: caller.session_id } : {};
+}
+
 export const rememberCommand: Command = {
   path: ['remember'],
   summary: 'store something explicitly (works while capture is paused)',
@@ -86,7 +95,7 @@ export const rememberCommand: Command = {
       cwd: process.cwd(),
       ...(values.personal ? { personal: true } : {}),
       ...(values.category ? { category: String(values.category) } : {}),
-      ...(values.session ? { session_id: String(values.session) } : {}),
+      ...sessionField(callerSession(ctx.io.env, values.session)),
     });
     if (values.json) ctx.json(r);
     else for (const m of r.results) ctx.out(`${m.event === 'NOOP' ? 'already remembered' : m.event === 'UPDATE' ? 'updated' : 'remembered'}: ${oneLine(m.content)} (${m.memory_id})`);
@@ -142,7 +151,9 @@ function pauseLike(paused: boolean): Command {
     async run(args, ctx) {
       const { values } = parse(args, { all: { type: 'boolean' }, session: { type: 'string' } }, this.usage);
       const client = await daemon(ctx);
-      const req = values.all ? { all: true } : values.session ? { session_id: String(values.session) } : { cwd: process.cwd() };
+      const caller = callerSession(ctx.io.env, values.session);
+      if (!values.all && caller.source === 'folder') ctx.err(`(${FOLDER_FALLBACK_NOTE})`);
+      const req = values.all ? { all: true } : caller.session_id ? { session_id: caller.session_id } : { cwd: process.cwd() };
       const r = paused ? await client.pause(req) : await client.resume(req);
       if (values.json) ctx.json(r);
       else if (values.all) ctx.out(paused ? 'Capture paused for every session (remember still works).' : 'Capture resumed for every session.');

@@ -1,5 +1,6 @@
 /** `service status`: capture state and health, with what to do when something is off. */
 import { parse } from '../args.js';
+import { callerSession } from '../caller-session.js';
 import { EXIT, type Command } from '../command.js';
 import { clientFor, ensureDaemon } from '../daemon-control.js';
 
@@ -23,7 +24,8 @@ export const statusCommand: Command = {
     const { values } = parse(args, { session: { type: 'string' } }, this.usage);
     const config = ctx.config();
     await ensureDaemon(config, ctx.io.env);
-    const s = await clientFor(config).status<Status>({ cwd: process.cwd(), ...(values.session ? { session_id: String(values.session) } : {}) });
+    const caller = callerSession(ctx.io.env, values.session);
+    const s = await clientFor(config).status<Status>({ cwd: process.cwd(), ...(caller.session_id ? { session_id: caller.session_id } : {}) });
     if (values.json) {
       ctx.json(s);
       return EXIT.OK;

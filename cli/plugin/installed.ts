@@ -22,6 +22,10 @@ export interface InstallRecord {
   updated_at: string;
   /** Why the last install or update failed after the copy was placed; null when it succeeded. */
   error: string | null;
+  /** The install added the memory tool's allow rule (uninstall removes it only then). */
+  allow_rule_added?: boolean;
+  /** Top-level keys of Claude Code's settings the install created (dropped at uninstall once empty). */
+  created_keys?: string[];
 }
 
 export function readRecord(layout: InstallLayout): InstallRecord | null {

@@ -10,6 +10,7 @@ import { CliError, EXIT } from '../command.js';
 import { cliPath, daemonHealth, ensureDaemon, stopDaemon } from '../daemon-control.js';
 import { VERSION } from '../version.js';
 import { claudeInfo, compareVersions, MIN_CLAUDE_VERSION, MIN_NODE_MAJOR, nodeInfo, type ProgramInfo } from './agent-cli.js';
+import { absentKeys, addAllowRule, dropEmptyKeys, forgetClaudeCopies, hasAllowRule, registerMarketplace, removeAllowRule } from './claude-state.js';
 import { pluginManifest, placePlugin, readRecord, removePlugin, writeRecord, type InstallRecord } from './installed.js';
 import { readJsonObject } from './json-file.js';
 import { builtPluginDir, claudeSettingsFile, installLayout, PLUGIN_ID, type Agent } from './layout.js';
@@ -76,6 +77,8 @@ async function place(config: Config, env: Env, agent: Agent, previous: InstallRe
   const settingsFile = claudeSettingsFile(env);
   const method: Method = claude.path ? 'claude-cli' : 'settings';
   const now = new Date().toISOString();
+  // Claude Code's settings as the user had them before the first install (the claude CLI edits them too).
+  const before = readJsonObject(settingsFile);
   const record: InstallRecord = {
     agent,
     version: VERSION,
@@ -87,6 +90,8 @@ async function place(config: Config, env: Env, agent: Agent, previous: InstallRe
     installed_at: previous?.installed_at ?? now,
     updated_at: now,
     error: null,
+    allow_rule_added: previous ? previous.allow_rule_added === true : !hasAllowRule(before),
+    created_keys: previous ? (previous.created_keys ?? []) : absentKeys(before),
   };
   let claudeCommands: string[] = [];
   let renamed: [string, string][] = [];
@@ -96,8 +101,11 @@ async function place(config: Config, env: Env, agent: Agent, previous: InstallRe
     edit = editSettings(settingsFile, (doc) => {
       renamed = renameEnvKeys(doc, settingsFile);
       const registered = method === 'settings' ? addToSettings(doc, layout.dir, settingsFile) : false;
-      return registered || renamed.length > 0;
+      const allowed = record.allow_rule_added ? addAllowRule(doc, settingsFile) : false;
+      return registered || allowed || renamed.length > 0;
     });
+    // So that the first session after install loads the plugin (see claude-state.ts).
+    if (method === 'settings') registerMarketplace(env, layout.dir);
   } catch (err) {
     // The copy is in place but Claude Code does not know it: status reports this failed install.
     writeRecord(layout, { ...record, error: (err as Error).message });
@@ -135,6 +143,8 @@ export interface UninstallResult {
   dir: string;
   claude_commands: string[];
   settings_backup: string | null;
+  /** What was removed of the plugin under Claude Code's plugins/ folder (cached copy, entries). */
+  claude_files_removed: string[];
   purged: string[];
   kept: string | null;
   warnings: string[];
@@ -166,8 +176,17 @@ export async function uninstall(config: Config, env: Env, agent: Agent, opts: { 
     claudeCommands = r.ran;
     if (record?.method === 'claude-cli') warnings.push(...r.warnings);
   }
-  const edit = editSettings(claudeSettingsFile(env), removeFromSettings);
-  const removed = removePlugin(layout) || edit.changed || record !== null;
+  const edit = editSettings(claudeSettingsFile(env), (doc) => {
+    const registration = removeFromSettings(doc);
+    const rule = record?.allow_rule_added === true && removeAllowRule(doc);
+    // Keys the install created and the claude CLI may have left empty (`"enabledPlugins": {}`).
+    const empty = dropEmptyKeys(doc, record?.created_keys ?? []);
+    return registration || rule || empty;
+  });
+  const forgotten = forgetClaudeCopies(env);
+  const removed = removePlugin(layout) || edit.changed || forgotten.length > 0 || record !== null;
+  // Nothing runs hooks any more: stop the daemon (a CLI command starts it again when needed).
   const purged = opts.purge ? await purge(config) : [];
-  return { removed, dir: layout.dir, claude_commands: claudeCommands, settings_backup: edit.backup, purged, kept: opts.purge ? null : config.home, warnings };
+  if (!opts.purge) await stopDaemon(config);
+  return { removed, dir: layout.dir, claude_commands: claudeCommands, settings_backup: edit.backup, claude_files_removed: forgotten, purged, kept: opts.purge ? null : config.home, warnings };
 }

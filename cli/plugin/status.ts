@@ -4,6 +4,7 @@
  * and Node.js, daemon health, capture state and why there may be no memory yet, the data dir's
  * schema, the server connection (API key and GET /api/v1/verify) and the telemetry setting.
  */
+import { callerSession } from '../caller-session.js';
 import { CONFIG_SCHEMA, ConfigError, loadConfig, resolvePaths, type Config, type Env } from '../../engine/index.js';
 import { EXIT } from '../command.js';
 import { clientFor, ensureDaemon } from '../daemon-control.js';
@@ -118,7 +119,8 @@ async function daemonChecks(config: Config, env: Env, cwd: string): Promise<Chec
   } catch (err) {
     return [{ id: 'daemon', level: 'fail', summary: (err as Error).message, fix: 'fix what the log names, then: service daemon start', exit: EXIT.DAEMON_UNREACHABLE }];
   }
-  const s = await clientFor(config).status<DaemonStatus>({ cwd });
+  const caller = callerSession(env as NodeJS.ProcessEnv);
+  const s = await clientFor(config).status<DaemonStatus>({ cwd, ...(caller.session_id ? { session_id: caller.session_id } : {}) });
   const daemon: Check =
     s.daemon.version === VERSION
       ? { id: 'daemon', level: 'ok', summary: `running, pid ${s.daemon.pid}, version ${s.daemon.version}${started ? ' (started now)' : `, up ${s.daemon.uptime_s}s`}` }

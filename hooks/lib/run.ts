@@ -5,6 +5,9 @@
  *
  * - capture hooks (run async by Claude Code): if the daemon is down, start it and retry for a
  *   few seconds, so the event still reaches the journal.
+ * - final hooks (Stop, PreCompact, SessionEnd; synchronous, 5 s timeout in hooks.json): the same
+ *   journal append with a budget that ends well inside the timeout. They are synchronous because
+ *   `claude -p` kills async hooks as it exits, and with them the session's last events.
  * - recall hooks (synchronous): one short attempt; if the daemon is down, start it for next time
  *   and print nothing now.
  */
@@ -13,15 +16,18 @@ import path from 'node:path';
 import { post, Unreachable } from './http.js';
 import { hookSocketPath, serviceHome } from './paths.js';
 
-export type HookKind = 'capture' | 'recall';
+export type HookKind = 'capture' | 'final' | 'recall';
 
 /** Keep below Claude Code's 10,000-character cap on hook output. */
 const MAX_OUTPUT = 9500;
+/** How long a capture hook keeps retrying a daemon that is down (final hooks: inside their 5 s timeout). */
+const RETRY_MS: Record<Exclude<HookKind, 'recall'>, number> = { capture: 8000, final: 3500 };
 /** Don't try to start a failing daemon more than once per this many ms. */
 const SPAWN_BACKOFF_MS = 10_000;
 
 /**
- * The environment Claude Code gave the hook command. hooks.json starts Node with
+ * The environment Claude Code gave the hook command (daemon/process-env.ts `callerCaEnv`, repeated
+ * here: hooks import nothing of ours). hooks.json starts Node with
  * NODE_EXTRA_CA_CERTS emptied (Node 18-22 load that file at every start, before any script runs:
  * ~30 ms per hook, and a hook only talks to a local socket) and its value saved in
  * SERVICE_HOOK_CA_CERTS; a daemon started from here gets it back (it syncs and downloads over TLS).
@@ -111,6 +117,21 @@ function output(event: string, context: string): string {
   return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
 }
 
+/**
+ * An event must not be lost for want of a session id: Claude Code has handed some hooks an empty
+ * stdin (an async SessionEnd on 2.1.197). Then the id comes from CLAUDE_CODE_SESSION_ID when the
+ * hook's environment has it, and the working directory is sent so the daemon can attribute the
+ * event to the latest session there (it logs that it did). `session_id_source` says which.
+ */
+export function withSessionFallback(payload: Record<string, unknown>, env: NodeJS.ProcessEnv, raw: string): void {
+  if (typeof payload.session_id === 'string' && payload.session_id) return;
+  if (typeof payload.cwd !== 'string') payload.cwd = env.CLAUDE_PROJECT_DIR || process.cwd();
+  const fromEnv = env.CLAUDE_CODE_SESSION_ID;
+  if (fromEnv) payload.session_id = fromEnv;
+  payload.session_id_source = fromEnv ? 'env' : 'cwd';
+  payload.stdin_bytes = Buffer.byteLength(raw);
+}
+
 export async function runHook(kind: HookKind, eventName: string): Promise<void> {
   const env = process.env;
   try {
@@ -123,6 +144,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
       // not JSON: send what we know
     }
     if (typeof payload.hook_event_name !== 'string') payload.hook_event_name = eventName;
+    withSessionFallback(payload, env, raw);
     const home = serviceHome(env);
     const socket = await hookSocketPath(home);
     if (kind === 'recall') {
@@ -138,12 +160,12 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
       }
       return;
     }
-    const deadline = Date.now() + (Number(env.SERVICE_CAPTURE_RETRY_MS) || 8000);
+    const deadline = Date.now() + (Number(env.SERVICE_CAPTURE_RETRY_MS) || RETRY_MS[kind]);
     let wait = 100;
     let spawned = false;
     for (;;) {
       try {
-        await post(socket, '/v1/capture', payload, 5000);
+        await post(socket, '/v1/capture', payload, kind === 'final' ? 2000 : 5000);
         return;
       } catch (err) {
         if (!(err instanceof Unreachable) || Date.now() + wait > deadline) return;

@@ -1,5 +1,6 @@
 /**
- * The plugin's MCP server over stdio (`.mcp.json` starts it as `node mcp/server.cjs`). Server
+ * The plugin's MCP server over stdio (`.mcp.json` starts it as `node mcp/server.cjs`, the way
+ * hooks.json starts the hooks: without NODE_EXTRA_CA_CERTS, handed back to a daemon it starts). Server
  * `memory`, one tool `search`: Claude Code shows it as memory.search. Bundled with everything it
  * needs into one CommonJS file for Node 18+ (scripts/build-bundles.mjs).
  *
@@ -11,6 +12,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { DaemonClient } from '../../daemon/client.js';
+import { callerCaEnv } from '../../daemon/process-env.js';
 import { loadConfig, resolvePaths, SCOPES, type Config } from '../../engine/index.js';
 import manifest from '../.claude-plugin/plugin.json' with { type: 'json' };
 import { searchTool } from './search-tool.js';
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) => searchTool(args, { config, client, cwd, startDaemon: () => startDaemon(serviceCli(env, pluginRoot), env) }),
+    (args) => searchTool(args, { config, client, cwd, startDaemon: () => startDaemon(serviceCli(env, pluginRoot), callerCaEnv(env)) }),
   );
   await server.connect(new StdioServerTransport());
 }

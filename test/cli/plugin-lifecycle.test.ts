@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DaemonClient } from '../../daemon/client.js';
+import { resolvePaths } from '../../engine/index.js';
 import { cli, makeRepo, runHook } from '../helpers/daemon.js';
 import { backups, check, pluginStatus, pluginUser, UNRELATED, type PluginUser } from '../helpers/plugin.js';
 import { startTestServer } from '../helpers/server.js';
@@ -38,8 +40,10 @@ describe('plugin lifecycle without claude on PATH (settings file)', () => {
     assert.ok(out.warnings.some((w: string) => /claude is not on PATH/.test(w)));
     const doc = JSON.parse(fs.readFileSync(user.settings, 'utf8'));
     assert.equal(doc.theme, 'dark');
-    assert.deepEqual(doc.permissions, UNRELATED.permissions);
+    assert.deepEqual(doc.permissions, { allow: [...UNRELATED.permissions.allow, 'mcp__plugin_memory_memory__search'] }, 'the memory tool is allowed, the user rules kept');
     assert.deepEqual(doc.enabledPlugins, { 'other@elsewhere': true, 'memory@memory-service': true });
+    const known = JSON.parse(fs.readFileSync(path.join(user.home, '.claude', 'plugins', 'known_marketplaces.json'), 'utf8'));
+    assert.deepEqual(known['memory-service'].source, { source: 'directory', path: out.dir }, 'Claude Code knows the marketplace before its first session');
     assert.deepEqual(doc.extraKnownMarketplaces, { ...UNRELATED.extraKnownMarketplaces, 'memory-service': { source: { source: 'directory', path: out.dir } } });
     assert.deepEqual(doc.env, { SERVICE_TOP_K: '3', EDITOR: 'vim' }, 'the renamed key was migrated, the rest kept');
     assert.equal(fs.statSync(user.settings).mode & 0o777, 0o640, 'the file keeps its mode');
@@ -149,8 +153,16 @@ describe('plugin lifecycle without claude on PATH (settings file)', () => {
     const doc = JSON.parse(fs.readFileSync(user.settings, 'utf8'));
     assert.deepEqual(doc.enabledPlugins, UNRELATED.enabledPlugins);
     assert.deepEqual(doc.extraKnownMarketplaces, UNRELATED.extraKnownMarketplaces);
+    assert.deepEqual(doc.permissions, UNRELATED.permissions, 'the allow rule is gone, the user rules kept');
     assert.equal(doc.theme, 'dark');
     assert.equal(backups(user.settings).length, before + 1);
+    const known = JSON.parse(fs.readFileSync(path.join(user.home, '.claude', 'plugins', 'known_marketplaces.json'), 'utf8'));
+    assert.ok(!('memory-service' in known), 'Claude Code no longer knows the marketplace');
+    const health = await new DaemonClient({ socketPath: resolvePaths(user.data).socket, timeoutMs: 1000 }).request('GET', '/health').then(
+      () => 'answers',
+      () => 'gone',
+    );
+    assert.equal(health, 'gone', 'uninstall stopped the daemon');
     assert.ok(!fs.existsSync(path.join(user.data, 'plugins', 'claude-code')));
     const found = JSON.parse((await cli(['search', 'staging deploys Argo', '--json'], user.env, repo)).stdout);
     assert.ok(found.results.some((m: { content: string }) => /Argo CD/.test(m.content)), 'the memory is still there');

@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { daemonProcessEnv } from '../../daemon/process-env.js';
+import { callerCaEnv, daemonProcessEnv } from '../../daemon/process-env.js';
 import { socketPath } from '../../engine/paths.js';
 import { hookSocketPath } from '../../hooks/lib/paths.js';
-import { daemonProcessEnv as hookDaemonEnv } from '../../hooks/lib/run.js';
+import { callerEnv as hookCallerEnv, daemonProcessEnv as hookDaemonEnv } from '../../hooks/lib/run.js';
 
 const bundles = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'hooks-bundle');
 
@@ -60,6 +60,14 @@ test('hooks start the daemon with the same process environment as the CLI', () =
   assert.equal(daemonProcessEnv({ NODE_OPTIONS: '--max-semi-space-size=8' }).NODE_OPTIONS, '--max-semi-space-size=8 --expose-gc');
   assert.equal(tuned.MALLOC_ARENA_MAX, '2');
   assert.equal(daemonProcessEnv({ MALLOC_ARENA_MAX: '4' }).MALLOC_ARENA_MAX, '4', 'what the user set wins');
+});
+
+test('hooks and the MCP server hand NODE_EXTRA_CA_CERTS back the same way', () => {
+  for (const env of [{}, { SERVICE_HOOK_CA_CERTS: '/etc/corp/ca.pem', NODE_EXTRA_CA_CERTS: '' }, { SERVICE_HOOK_CA_CERTS: '', NODE_EXTRA_CA_CERTS: '' }, { NODE_EXTRA_CA_CERTS: '/x.pem' }]) {
+    assert.deepEqual(hookCallerEnv(env), callerCaEnv(env), JSON.stringify(env));
+  }
+  assert.equal(callerCaEnv({ SERVICE_HOOK_CA_CERTS: '/etc/corp/ca.pem', NODE_EXTRA_CA_CERTS: '' }).NODE_EXTRA_CA_CERTS, '/etc/corp/ca.pem');
+  assert.ok(!('NODE_EXTRA_CA_CERTS' in callerCaEnv({ SERVICE_HOOK_CA_CERTS: '', NODE_EXTRA_CA_CERTS: '' })));
 });
 
 test('hooks.json starts a hook without NODE_EXTRA_CA_CERTS and the daemon it starts gets it back', async () => {

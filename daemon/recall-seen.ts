@@ -1,0 +1,49 @@
+/**
+ * What recall has already put in front of the agent, per session, so a memory is injected once
+ * per session rather than once per hook: SessionStart and the first UserPromptSubmit used to add
+ * the same memory to one request, and Claude Code 2.1.331 fires UserPromptSubmit again for every
+ * background-task notification. A SessionStart (startup, resume, clear, compact) starts the
+ * session's context afresh, so it starts the record afresh too. Kept in memory: after a daemon
+ * restart a memory may be shown once more, never lost.
+ */
+
+/** Sessions remembered at most (least recently recalled dropped first). */
+const MAX_SESSIONS = 500;
+
+export interface SeenMemories {
+  has(memoryId: string): boolean;
+  /** Note the memories whose text made it into the block `text` (recorded once delivered). */
+  markShown(text: string, rows: readonly { memory_id: string; content: string }[]): void;
+  /** The block reached the hook in time: record what it showed. */
+  delivered(): void;
+}
+
+/** The start of a memory as the context block prints it (whitespace folded). */
+function shownKey(content: string): string {
+  return content.replace(/\s+/g, ' ').trim().slice(0, 80);
+}
+
+export class RecalledPerSession {
+  private readonly sessions = new Map<string, Set<string>>();
+
+  /** The record for one recall; SessionStart clears the session's record first. */
+  for(sessionId: string | null, event: 'SessionStart' | 'UserPromptSubmit'): SeenMemories | undefined {
+    if (!sessionId) return undefined;
+    let ids = this.sessions.get(sessionId);
+    if (!ids || event === 'SessionStart') ids = new Set();
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, ids);
+    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    const seen = ids;
+    const shown: string[] = [];
+    return {
+      has: (id) => seen.has(id),
+      markShown(text, rows) {
+        for (const r of rows) if (text.includes(shownKey(r.content))) shown.push(r.memory_id);
+      },
+      delivered() {
+        for (const id of shown) seen.add(id);
+      },
+    };
+  }
+}
