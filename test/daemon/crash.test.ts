@@ -5,7 +5,6 @@
  * shows that replay keeps every complete line); then the daemon must restart cleanly on it.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
 import { DaemonClient } from '../../daemon/client.js';
