@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
-import { Journal } from './journal.js';
+import { Journal, type JournalEntry } from './journal.js';
 import { Health, storageFix } from './health.js';
+import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
 import { environmental, importSalvage, moveAside } from './store-rebuild.js';
 import { PauseState } from './pause.js';
 import { recall } from './recall.js';
@@ -31,6 +32,8 @@ export interface CaptureResult {
   j?: number;
   paused?: boolean;
   reason?: string;
+  /** This capture id was journaled before (as `j`): nothing new was written. */
+  duplicate?: boolean;
 }
 
 const IDLE_CHECK_MS = 2000;
@@ -39,6 +42,10 @@ const FLUSH_RETRY_BASE_MS = 1000;
 const FLUSH_RETRY_MAX_MS = 60_000;
 /** After a failed store open, requests fail fast for this long before the next attempt. */
 const OPEN_RETRY_MS = 2000;
+/** How often the hooks' spool is looked at (a hook may spool while this daemon starts). */
+const SPOOL_SCAN_MS = 1000;
+/** Capture ids remembered to drop an event sent twice (a retry after a reset, a spooled copy). */
+const MAX_CAPTURE_IDS = 50_000;
 
 export class Daemon {
   readonly startedAt = Date.now();
@@ -52,6 +59,11 @@ export class Daemon {
   private readonly flushRetries = new Map<string, { timer: NodeJS.Timeout | null; attempt: number }>();
   private openFailure: { at: number; err: unknown } | null = null;
   private started = false;
+  /** Capture id → the seq it was journaled with. */
+  private readonly captureIds = new Map<string, number>();
+  private readonly captureInflight = new Map<string, Promise<JournalEntry>>();
+  private spoolTimer: NodeJS.Timeout | null = null;
+  private spoolRound: Promise<void> | null = null;
   /** Mirror into a /v1 server (off unless SERVICE_BASE_URL and SERVICE_API_KEY are set). */
   readonly sync: SyncService;
   private readonly watcher: TranscriptWatcher;
@@ -108,6 +120,7 @@ export class Daemon {
     for (const e of entries) {
       const s = this.sessions.touch(e.s, e.t);
       this.applyMeta(s, e.p);
+      if (e.c) this.rememberCaptureId(e.c, e.j);
       if (e.j > s.flushedJ) {
         s.pending.push(e);
         replayed++;
@@ -115,6 +128,26 @@ export class Daemon {
     }
     if (replayed > 0) this.log.info('journal replayed', { entries: replayed });
     for (const s of this.sessions.all()) if (!s.ended && s.transcript) this.watcher.watch(s.transcript);
+  }
+
+  private rememberCaptureId(id: string, j: number): void {
+    this.captureIds.set(id, j);
+    if (this.captureIds.size > MAX_CAPTURE_IDS) this.captureIds.delete(this.captureIds.keys().next().value!);
+  }
+
+  /** Take in what hooks spooled while they could not reach this daemon; then keep looking every second. */
+  async ingestSpool(): Promise<void> {
+    this.spoolRound ??= ingestSpool(this.deps.paths.spoolDir, (p) => this.capture(p))
+      .then((r) => {
+        if (r.ingested > 0 || r.setAside > 0 || r.left > 0) this.log.info('spooled hook events ingested', { ...r });
+      })
+      .catch((err: unknown) => this.log.warn('the spool could not be read', { err }))
+      .finally(() => (this.spoolRound = null));
+    await this.spoolRound;
+    if (!this.spoolTimer && !this.stopping) {
+      this.spoolTimer = setInterval(() => void this.ingestSpool(), SPOOL_SCAN_MS);
+      this.spoolTimer.unref();
+    }
   }
 
   private noteJournalDamage(): void {
@@ -246,16 +279,29 @@ export class Daemon {
     this.applyMeta(s, p);
     if (s.transcript && !s.ended) this.watcher.watch(s.transcript);
     if (this.pause.isPaused(sessionId)) return { captured: false, paused: true };
+    const rawId = payload[CAPTURE_ID_FIELD];
+    const captureId = typeof rawId === 'string' && rawId.length > 0 && rawId.length <= 128 ? rawId : undefined;
+    const seen = captureId ? this.captureIds.get(captureId) : undefined;
+    if (seen !== undefined) return { captured: true, j: seen, duplicate: true };
+    const inflight = captureId ? this.captureInflight.get(captureId) : undefined;
+    if (inflight) return { captured: true, j: (await inflight).j, duplicate: true };
     let entry;
+    const appending = this.journal.append({ t: now, s: sessionId, e: event, p, ...(captureId ? { c: captureId } : {}) });
+    if (captureId) this.captureInflight.set(captureId, appending);
     try {
-      entry = await this.journal.append({ t: now, s: sessionId, e: event, p });
+      entry = await appending;
     } catch (err) {
       // Refused, never torn: the hook is told, and spools the event or retries.
       this.health.report('journal_write', err instanceof Error ? err.message : String(err), storageFix(err, this.deps.paths.journalDir));
       this.log.error('capture refused: the journal could not be written', { err, session: sessionId, event });
+      if (captureId) this.captureInflight.delete(captureId);
       throw err;
     }
     if (this.health.clear('journal_write')) this.log.info('the journal is writable again');
+    if (captureId) {
+      this.rememberCaptureId(captureId, entry.j);
+      this.captureInflight.delete(captureId);
+    }
     s.pending.push(entry);
     this.noteRecent(entry.s, event, p);
     if (FLUSH_EVENTS.has(event)) {
@@ -498,6 +544,8 @@ export class Daemon {
     this.stopping = true;
     if (this.idleTimer) clearInterval(this.idleTimer);
     for (const r of this.flushRetries.values()) if (r.timer) clearTimeout(r.timer);
+    if (this.spoolTimer) clearInterval(this.spoolTimer);
+    await this.spoolRound;
     await this.watcher.close();
     await this.flushChain.catch(() => {});
     this.sessions.save();

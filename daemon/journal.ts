@@ -32,6 +32,8 @@ export interface JournalEntry {
   e: string;
   /** Redacted payload. */
   p: Record<string, unknown>;
+  /** The hook's capture id, when it sent one (an event sent twice is journaled once). */
+  c?: string;
 }
 
 /** What compaction needs to know of an entry (payloads are not kept in memory). */

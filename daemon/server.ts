@@ -66,6 +66,8 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   const daemon = new Daemon({ config, paths, logger, embedder, extractor, version: opts.version });
   const telemetry = createTelemetry(config, opts.version, logger);
   daemon.openJournal();
+  // Events hooks spooled while no daemon answered go in before new ones (the lock is ours).
+  await daemon.ingestSpool();
 
   const exportsJobs = new ExportJobs(paths.exportsDir);
   const idempotency = new IdempotencyStore();

@@ -3,15 +3,18 @@
  * for recall hooks print the context the way Claude Code expects. Hooks never block the agent and
  * never fail it: every path ends in exit 0, silently, within the timeout.
  *
- * - capture hooks (run async by Claude Code): if the daemon is down, start it and retry for a
- *   few seconds, so the event still reaches the journal.
- * - recall hooks (synchronous): one short attempt; if the daemon is down, start it for next time
- *   and print nothing now.
+ * - capture hooks: a connection reset mid-request is retried once; an event that cannot be
+ *   handed over (daemon down or starting, reset twice, journal refused) goes to the durable spool
+ *   (hooks/lib/spool.ts) and the daemon is started: it ingests the spool. Every event carries a
+ *   capture id, so one sent twice is journaled once.
+ * - recall hooks (synchronous): one short attempt; if the daemon is down, the prompt is spooled
+ *   for capture, the daemon started for next time, and nothing printed now.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { post, Unreachable } from './http.js';
+import { post, Reset, Unreachable } from './http.js';
 import { hookSocketPath, serviceHome } from './paths.js';
+import { CAPTURE_ID_FIELD, newCaptureId, spoolEvent } from './spool.js';
 
 export type HookKind = 'capture' | 'recall';
 
@@ -123,6 +126,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
       // not JSON: send what we know
     }
     if (typeof payload.hook_event_name !== 'string') payload.hook_event_name = eventName;
+    if (typeof payload[CAPTURE_ID_FIELD] !== 'string') payload[CAPTURE_ID_FIELD] = newCaptureId();
     const home = serviceHome(env);
     const socket = await hookSocketPath(home);
     if (kind === 'recall') {
@@ -134,25 +138,26 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
           if (ctx) await new Promise<void>((resolve) => process.stdout.write(output(eventName, ctx), () => resolve()));
         }
       } catch (err) {
+        // The prompt is still captured: the daemon ingests the spool when it is back.
+        if (err instanceof Unreachable || err instanceof Reset) spoolEvent(home, payload);
         if (err instanceof Unreachable) await startDaemon(home, env);
       }
       return;
     }
-    const deadline = Date.now() + (Number(env.SERVICE_CAPTURE_RETRY_MS) || 8000);
-    let wait = 100;
-    let spawned = false;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       try {
-        await post(socket, '/v1/capture', payload, 5000);
+        const r = await post(socket, '/v1/capture', payload, 5000);
+        // 503: the journal refused the write (a full disk); the spool may still have room.
+        if (r.status === 503) spoolEvent(home, payload);
         return;
       } catch (err) {
-        if (!(err instanceof Unreachable) || Date.now() + wait > deadline) return;
-        if (!spawned) {
-          await startDaemon(home, env);
-          spawned = true;
+        if (err instanceof Reset && attempt === 0) {
+          await new Promise((r) => setTimeout(r, 100));
+          continue;
         }
-        await new Promise((r) => setTimeout(r, wait));
-        wait = Math.min(wait * 2, 1000);
+        spoolEvent(home, payload);
+        if (err instanceof Unreachable || err instanceof Reset) await startDaemon(home, env);
+        return;
       }
     }
   } catch {
