@@ -156,6 +156,10 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
   const versions = exportText.split('\n').filter(Boolean).length;
   const paths = resolvePaths(home);
   const lanceBytes = du(paths.lanceDir);
+  // Once writes stop, the background upkeep optimizes what the burst left and drops old versions.
+  console.log('· idle upkeep (45 s)');
+  await new Promise((res) => setTimeout(res, 45_000));
+  const lanceIdleBytes = du(paths.lanceDir);
   const journalBytes = du(paths.journalDir);
   const homeBytes = du(home) - du(paths.logDir);
   const breakdown = fs.readdirSync(home).map((f) => `${f} ${mb(fs.statSync(path.join(home, f)).isDirectory() ? du(path.join(home, f)) : fs.statSync(path.join(home, f)).size)}`).join(', ');
@@ -197,7 +201,8 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
         ['daemon cold start: spawn → first recall answered (store open, model loaded)', `${ms(coldStartMs)} ms`],
         ['daemon RSS start → end (peak)', `${mb(rssStart)} → ${mb(rssEnd)} (${mb(peak)})`],
         ['versions stored / export size', `${versions} / ${mb(exportBytes)}`],
-        ['store on disk (lance/)', `${mb(lanceBytes)} (${(lanceBytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
+        ['store on disk (lance/) right after the run', `${mb(lanceBytes)} (${(lanceBytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
+        ['store on disk (lance/) 45 s later (idle upkeep)', `${mb(lanceIdleBytes)} (${(lanceIdleBytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
         ['journal left on disk', mb(journalBytes)],
         ['data dir without logs', `${mb(homeBytes)} (${breakdown})`],
       ],
