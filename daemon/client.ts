@@ -199,7 +199,7 @@ export class DaemonClient {
     return this.request('POST', '/v1/recall', req);
   }
 
-  capture(event: Record<string, unknown>): Promise<{ captured: boolean; paused?: boolean }> {
+  capture(event: Record<string, unknown>): Promise<{ captured: boolean; paused?: boolean; j?: number }> {
     return this.request('POST', '/v1/capture', event);
   }
 

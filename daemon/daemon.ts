@@ -6,7 +6,10 @@ import fs from 'node:fs';
 import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
-import { Journal } from './journal.js';
+import { Journal, type JournalEntry } from './journal.js';
+import { Health, storageFix } from './health.js';
+import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
+import { environmental, importSalvage, moveAside } from './store-rebuild.js';
 import { PauseState } from './pause.js';
 import { recall } from './recall.js';
 import { RecalledPerSession } from './recall-seen.js';
@@ -30,9 +33,20 @@ export interface CaptureResult {
   j?: number;
   paused?: boolean;
   reason?: string;
+  /** This capture id was journaled before (as `j`): nothing new was written. */
+  duplicate?: boolean;
 }
 
 const IDLE_CHECK_MS = 2000;
+/** A failed flush is retried after this long, doubling up to FLUSH_RETRY_MAX_MS. */
+const FLUSH_RETRY_BASE_MS = 1000;
+const FLUSH_RETRY_MAX_MS = 60_000;
+/** After a failed store open, requests fail fast for this long before the next attempt. */
+const OPEN_RETRY_MS = 2000;
+/** How often the hooks' spool is looked at (a hook may spool while this daemon starts). */
+const SPOOL_SCAN_MS = 1000;
+/** Capture ids remembered to drop an event sent twice (a retry after a reset, a spooled copy). */
+const MAX_CAPTURE_IDS = 50_000;
 
 export class Daemon {
   readonly startedAt = Date.now();
@@ -40,6 +54,17 @@ export class Daemon {
   readonly sessions: SessionTable;
   readonly pause: PauseState;
   readonly engine: MemoryEngine;
+  /** What is wrong right now (storage, journal, socket), with the fix: status shows it. */
+  readonly health = new Health();
+  private readonly store: LanceStore;
+  private readonly flushRetries = new Map<string, { timer: NodeJS.Timeout | null; attempt: number }>();
+  private openFailure: { at: number; err: unknown } | null = null;
+  private started = false;
+  /** Capture id → the seq it was journaled with. */
+  private readonly captureIds = new Map<string, number>();
+  private readonly captureInflight = new Map<string, Promise<JournalEntry>>();
+  private spoolTimer: NodeJS.Timeout | null = null;
+  private spoolRound: Promise<void> | null = null;
   /** Mirror into a /v1 server (off unless SERVICE_BASE_URL and SERVICE_API_KEY are set). */
   readonly sync: SyncService;
   private readonly watcher: TranscriptWatcher;
@@ -59,8 +84,9 @@ export class Daemon {
     this.journal = new Journal({ dir: deps.paths.journalDir });
     this.sessions = new SessionTable(`${deps.paths.stateDir}/sessions.json`);
     this.pause = new PauseState(`${deps.paths.stateDir}/pause.json`);
+    this.store = new LanceStore({ dir: deps.paths.lanceDir, dim: deps.embedder?.dim ?? 384, logger: deps.logger, residentBudget: new ResidentBudget(deps.config.residentSearchRows) });
     this.engine = new MemoryEngine({
-      store: new LanceStore({ dir: deps.paths.lanceDir, dim: deps.embedder?.dim ?? 384, logger: deps.logger, residentBudget: new ResidentBudget(deps.config.residentSearchRows) }),
+      store: this.store,
       embedder: deps.embedder,
       logger: deps.logger,
       maxContentChars: deps.config.maxContentChars,
@@ -89,11 +115,15 @@ export class Daemon {
   /** Open the journal and replay it (fast, so captures are accepted at once). */
   openJournal(): void {
     fs.mkdirSync(this.deps.paths.stateDir, { recursive: true, mode: 0o700 });
-    const entries = this.journal.open();
+    // Seqs continue above anything a session already flushed, whatever is left of the journal.
+    const floor = this.sessions.all().reduce((m, s) => Math.max(m, s.flushedJ), 0) + 1;
+    const entries = this.journal.open(floor);
+    this.noteJournalDamage();
     let replayed = 0;
     for (const e of entries) {
       const s = this.sessions.touch(e.s, e.t);
       this.applyMeta(s, e.p);
+      if (e.c) this.rememberCaptureId(e.c, e.j);
       if (e.j > s.flushedJ) {
         s.pending.push(e);
         replayed++;
@@ -103,21 +133,116 @@ export class Daemon {
     for (const s of this.sessions.all()) if (!s.ended && s.transcript) this.watcher.watch(s.transcript);
   }
 
-  /** Open the engine (LanceDB, model) in the background; flush what the journal replayed. */
+  private rememberCaptureId(id: string, j: number): void {
+    this.captureIds.set(id, j);
+    if (this.captureIds.size > MAX_CAPTURE_IDS) this.captureIds.delete(this.captureIds.keys().next().value!);
+  }
+
+  /** Take in what hooks spooled while they could not reach this daemon; then keep looking every second. */
+  async ingestSpool(): Promise<void> {
+    this.spoolRound ??= ingestSpool(this.deps.paths.spoolDir, (p) => this.capture(p))
+      .then((r) => {
+        if (r.ingested > 0 || r.setAside > 0 || r.left > 0) this.log.info('spooled hook events ingested', { ...r });
+      })
+      .catch((err: unknown) => this.log.warn('the spool could not be read', { err }))
+      .finally(() => (this.spoolRound = null));
+    await this.spoolRound;
+    if (!this.spoolTimer && !this.stopping) {
+      this.spoolTimer = setInterval(() => void this.ingestSpool(), SPOOL_SCAN_MS);
+      this.spoolTimer.unref();
+    }
+  }
+
+  private noteJournalDamage(): void {
+    const damage = this.journal.damage;
+    if (damage.length === 0) return;
+    this.log.warn('journal lines skipped on start', { damage });
+    const damaged = damage.filter((d) => d.kind === 'damaged');
+    if (damaged.length === 0) return; // only a torn last line: a write cut by a crash, never acknowledged
+    const where = [...new Set(damaged.map((d) => `${d.segment} line ${d.line}`))].slice(0, 5).join(', ');
+    this.health.report(
+      'journal_damage',
+      `${damaged.length} damaged line(s) in the capture journal were skipped on start (${where}); every entry after them was kept`,
+      `nothing to do: the skipped bytes are in ${this.deps.paths.journalDir} until those segments are flushed (the daemon log lists them)`,
+    );
+  }
+
+  /**
+   * Open the engine (LanceDB, model) in the background; flush what the journal replayed. A store
+   * that cannot open is moved aside and rebuilt; a failure is never cached: the next call tries
+   * again (after OPEN_RETRY_MS, so a broken disk is not hammered).
+   */
   openEngine(): Promise<void> {
-    this.engineOpen ??= this.engine.open().then(async () => {
+    if (!this.engineOpen && this.openFailure && Date.now() - this.openFailure.at < OPEN_RETRY_MS) return Promise.reject(this.openFailure.err);
+    this.engineOpen ??= this.openStore().then(
+      () => {
+        this.openFailure = null;
+        return this.afterOpen();
+      },
+      (err: unknown) => {
+        this.engineOpen = null;
+        this.openFailure = { at: Date.now(), err };
+        throw new EngineError('STORE_CLOSED', `the memory store could not open: ${err instanceof Error ? err.message : String(err)}; ${this.health.list().find((p) => p.kind === 'store_open')?.fix ?? 'see the daemon log'}`);
+      },
+    );
+    return this.engineOpen;
+  }
+
+  /** Open the store; if it cannot open for a reason a new store would not share, rebuild it. */
+  private async openStore(): Promise<void> {
+    const dir = this.deps.paths.lanceDir;
+    try {
+      await this.engine.open();
+      this.health.clear('store_open');
+      return;
+    } catch (err) {
+      await this.store.close().catch(() => {});
+      this.log.error('the store could not open', { err, dir });
+      if (environmental(err)) {
+        this.health.report('store_open', `the memory store in ${dir} could not open: ${err instanceof Error ? err.message : String(err)}`, storageFix(err, dir));
+        throw err;
+      }
+      this.health.report('store_open', `the memory store in ${dir} could not open (damaged): ${err instanceof Error ? err.message : String(err)}`, 'the daemon is moving it aside and rebuilding it from what survives');
+    }
+    const aside = moveAside(dir);
+    this.log.warn('moved the damaged store aside; rebuilding', { aside });
+    await this.engine.open();
+    const report = await importSalvage(aside, this.engine);
+    // What the damaged store held and could not be read comes back from the transcripts (read
+    // again from their start; consolidation drops what is stored already) and from the server.
+    for (const s of this.sessions.all()) {
+      if (!s.transcript) continue;
+      s.offset = s.readOffset = 0;
+      s.buffered = [];
+    }
+    this.sessions.save();
+    const target = this.sync.state.target;
+    if (this.sync.enabled && target) this.sync.state.retarget(target);
+    this.health.clear('store_open');
+    this.health.report(
+      'store_rebuilt',
+      `the memory store could not open and was rebuilt: ${report.recovered} version(s) recovered from it${this.sync.enabled ? ', the rest is pulled from the server' : ''}, transcripts are read again${report.failures.length > 0 ? `; unreadable: ${report.failures.slice(0, 3).join('; ')}` : ''}`,
+      `the damaged copy is kept at ${aside}: remove it once the rebuilt store looks right`,
+    );
+    this.log.warn('store rebuilt', { aside, recovered: report.recovered, failures: report.failures });
+  }
+
+  /** Once per process, after the first successful open: sync, the replayed flushes, the idle timer. */
+  private async afterOpen(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    {
       // Sync follows the engine from before its first write (purges, the outbox cursor). Local
       // work never waits on sync: if it cannot start, the daemon runs local only and says why.
       await this.sync.start().catch((err: unknown) => {
         this.lastError = { at: new Date().toISOString(), message: `sync could not start: ${err instanceof Error ? err.message : String(err)}` };
         this.log.error('sync could not start', { err });
       });
-      for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id);
+      for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id).catch(() => {});
       void this.warm();
       this.idleTimer = setInterval(() => this.checkIdle(), IDLE_CHECK_MS);
       this.idleTimer.unref();
-    });
-    return this.engineOpen;
+    }
   }
 
   /** Whether the engine has finished opening (recall then runs under its normal deadline). */
@@ -185,12 +310,34 @@ export class Daemon {
     this.applyMeta(s, p);
     if (s.transcript && !s.ended) this.watcher.watch(s.transcript);
     if (this.pause.isPaused(sessionId)) return { captured: false, paused: true };
-    const entry = await this.journal.append({ t: now, s: sessionId, e: event, p });
+    const rawId = payload[CAPTURE_ID_FIELD];
+    const captureId = typeof rawId === 'string' && rawId.length > 0 && rawId.length <= 128 ? rawId : undefined;
+    const seen = captureId ? this.captureIds.get(captureId) : undefined;
+    if (seen !== undefined) return { captured: true, j: seen, duplicate: true };
+    const inflight = captureId ? this.captureInflight.get(captureId) : undefined;
+    if (inflight) return { captured: true, j: (await inflight).j, duplicate: true };
+    let entry;
+    const appending = this.journal.append({ t: now, s: sessionId, e: event, p, ...(captureId ? { c: captureId } : {}) });
+    if (captureId) this.captureInflight.set(captureId, appending);
+    try {
+      entry = await appending;
+    } catch (err) {
+      // Refused, never torn: the hook is told, and spools the event or retries.
+      this.health.report('journal_write', err instanceof Error ? err.message : String(err), storageFix(err, this.deps.paths.journalDir));
+      this.log.error('capture refused: the journal could not be written', { err, session: sessionId, event });
+      if (captureId) this.captureInflight.delete(captureId);
+      throw err;
+    }
+    if (this.health.clear('journal_write')) this.log.info('the journal is writable again');
+    if (captureId) {
+      this.rememberCaptureId(captureId, entry.j);
+      this.captureInflight.delete(captureId);
+    }
     s.pending.push(entry);
     this.noteRecent(entry.s, event, p);
     if (FLUSH_EVENTS.has(event)) {
       if (event === 'SessionEnd') s.ended = true;
-      void this.scheduleFlush(sessionId);
+      void this.scheduleFlush(sessionId).catch(() => {});
     }
     return { captured: true, j: entry.j };
   }
@@ -232,15 +379,20 @@ export class Daemon {
       return queued.promise;
     }
     const entry = { promise: Promise.resolve<FlushResult | null>(null), again: false };
-    entry.promise = (this.flushChain = this.flushChain.then(async () => {
-      let result: FlushResult | null = null;
-      do {
-        entry.again = false;
-        result = await this.flushNow(sessionId);
-      } while (entry.again && !this.stopping);
-      this.flushQueue.delete(sessionId);
-      return result;
-    })) as Promise<FlushResult | null>;
+    // A failed flush neither stops the chain (later flushes still run) nor leaves the session queued.
+    entry.promise = this.flushChain.then(async () => {
+      try {
+        let result: FlushResult | null = null;
+        do {
+          entry.again = false;
+          result = await this.flushNow(sessionId);
+        } while (entry.again && !this.stopping);
+        return result;
+      } finally {
+        this.flushQueue.delete(sessionId);
+      }
+    });
+    this.flushChain = entry.promise.catch(() => null);
     this.flushQueue.set(sessionId, entry);
     return entry.promise;
   }
@@ -248,12 +400,13 @@ export class Daemon {
   private async flushNow(sessionId: string): Promise<FlushResult | null> {
     const s = this.sessions.get(sessionId);
     if (!s) return null;
-    await this.openEngine();
     const paused = this.pause.isPaused(sessionId);
     try {
+      await this.openEngine();
       const result = await flushSession(s, { engine: this.engine, extractor: this.deps.extractor, userId: this.deps.config.userId, readTranscript: !paused });
       this.sessions.save();
-      this.journal.compact((e) => e.j <= (this.sessions.get(e.s)?.flushedJ ?? Number.MAX_SAFE_INTEGER));
+      this.compactJournal();
+      this.flushSucceeded(sessionId);
       const written = result.results.filter((r) => r.event !== 'NOOP').length;
       this.lastFlush = { at: new Date().toISOString(), session_id: sessionId, memories: written };
       if (s.ended && s.transcript) this.watcher.unwatch(s.transcript);
@@ -262,8 +415,46 @@ export class Daemon {
     } catch (err) {
       this.lastError = { at: new Date().toISOString(), message: err instanceof Error ? err.message : String(err) };
       this.log.error('flush failed', { session: sessionId, err });
+      this.flushFailed(sessionId, err);
       throw err;
     }
+  }
+
+  /** Delete journal segments every entry of which is flushed (a failure only leaves them longer). */
+  private compactJournal(): void {
+    try {
+      this.journal.compact((e) => e.j <= (this.sessions.get(e.s)?.flushedJ ?? Number.MAX_SAFE_INTEGER));
+    } catch (err) {
+      this.log.warn('journal compaction failed; flushed segments stay until the next flush', { err });
+    }
+  }
+
+  /** A flush failed: capture goes on into the journal; the flush is retried with backoff. */
+  private flushFailed(sessionId: string, err: unknown): void {
+    const r = this.flushRetries.get(sessionId) ?? { timer: null, attempt: 0 };
+    this.flushRetries.set(sessionId, r);
+    const delay = Math.min(FLUSH_RETRY_MAX_MS, FLUSH_RETRY_BASE_MS * 2 ** r.attempt);
+    r.attempt++;
+    this.health.report(
+      'flush',
+      `flushing captured events into the store failed (${err instanceof Error ? err.message : String(err)}); capture goes on into the journal, next retry in ${Math.round(delay / 1000)} s`,
+      storageFix(err, this.deps.paths.lanceDir),
+    );
+    if (r.timer || this.stopping) return;
+    r.timer = setTimeout(() => {
+      r.timer = null;
+      if (!this.stopping) void this.scheduleFlush(sessionId).catch(() => {});
+    }, delay);
+    r.timer.unref();
+  }
+
+  private flushSucceeded(sessionId: string): void {
+    const r = this.flushRetries.get(sessionId);
+    if (r) {
+      if (r.timer) clearTimeout(r.timer);
+      this.flushRetries.delete(sessionId);
+    }
+    if (this.flushRetries.size === 0 && this.health.clear('flush')) this.log.info('flushes work again');
   }
 
   /** Flush one session, or every session with unflushed work. */
@@ -394,11 +585,20 @@ export class Daemon {
 
   // ------------------------------------------------------------------ lifecycle
 
+  /** A rejection nobody handled (the process-level last resort): logged and shown; the daemon keeps running. */
+  noteUnexpected(err: unknown): void {
+    this.lastError = { at: new Date().toISOString(), message: `unexpected error (the daemon kept running): ${err instanceof Error ? err.message : String(err)}` };
+    this.log.error('unhandled rejection; the daemon keeps running', { err });
+  }
+
   /** Stop: finish flushes in flight, commit queued writes, close the journal and the store. */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     if (this.idleTimer) clearInterval(this.idleTimer);
+    for (const r of this.flushRetries.values()) if (r.timer) clearTimeout(r.timer);
+    if (this.spoolTimer) clearInterval(this.spoolTimer);
+    await this.spoolRound;
     await this.watcher.close();
     await this.flushChain.catch(() => {});
     this.sessions.save();

@@ -1,10 +1,11 @@
 /**
- * One daemon per data dir: an exclusive lock file holding the pid. A lock left by a crashed
- * daemon (its pid gone, or alive but not answering on the socket) is stale and taken over; a
- * leftover socket file is removed before listening.
+ * One daemon per data dir: an exclusive lock file holding the pid. The lock decides who runs,
+ * whatever the socket says: a lock whose pid is alive (and is a Node process, where /proc tells)
+ * is held, even when its socket is gone or silent (the daemon re-creates a vanished socket). Only
+ * a lock whose pid is gone (or reused by another program) is stale and taken over; a leftover
+ * socket file is removed before listening.
  */
 import fs from 'node:fs';
-import { DaemonClient } from './client.js';
 
 export interface LockInfo {
   pid: number;
@@ -31,14 +32,25 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** Is `pid` (alive) still a Node process? False only when /proc says it is another program (pid reuse). */
+export function looksLikeDaemon(pid: number): boolean {
+  try {
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmd === '' || /node|service/i.test(cmd);
+  } catch {
+    return true; // no /proc here (macOS), or no access: trust the pid
+  }
+}
+
 export type LockResult = { acquired: true } | { acquired: false; holder: LockInfo };
 
 /**
- * Take the lock, or report the live daemon holding it. Stale locks (dead pid, or a pid that does
- * not answer on the socket within `pingMs`) are removed with their socket.
+ * Take the lock, or report the live daemon holding it. Stale locks (dead pid, or a pid reused by
+ * another program) are removed with their socket. A live holder keeps the lock even when its
+ * socket does not answer: two daemons on one data dir would each delete the other's journal.
  */
-export async function acquireLock(file: string, info: LockInfo, pingMs = 1500): Promise<LockResult> {
-  for (let attempt = 0; attempt < 3; attempt++) {
+export async function acquireLock(file: string, info: LockInfo): Promise<LockResult> {
+  for (let attempt = 0; attempt < 5; attempt++) {
     // Write the whole lock aside, then link it into place: link() fails atomically when the lock
     // exists, and a lock that is visible is always complete (never half-written).
     const tmp = `${file}.${process.pid}.tmp`;
@@ -52,18 +64,20 @@ export async function acquireLock(file: string, info: LockInfo, pingMs = 1500): 
       fs.rmSync(tmp, { force: true });
     }
     const holder = readLock(file);
-    if (holder && holder.pid !== process.pid && pidAlive(holder.pid)) {
-      const answers = await new DaemonClient({ socketPath: holder.socket }).ping(pingMs);
-      if (answers) return { acquired: false, holder };
-      // Alive but silent: maybe still starting. Give it one more chance before calling it stale.
-      await new Promise((r) => setTimeout(r, pingMs));
-      if (await new DaemonClient({ socketPath: holder.socket }).ping(pingMs)) return { acquired: false, holder };
+    if (holder && holder.pid !== process.pid && pidAlive(holder.pid) && looksLikeDaemon(holder.pid)) return { acquired: false, holder };
+    if (!holder) {
+      // Gone (its daemon just stopped) or unreadable (a lock is linked into place whole, so that
+      // means damaged): let a concurrent starter finish, then look again.
+      await new Promise((r) => setTimeout(r, 50));
+      if (!fs.existsSync(file) || readLock(file)) continue;
+      fs.rmSync(file, { force: true });
+      continue;
     }
-    // Stale: the holder is gone (or the lock is unreadable). Remove it and its socket, retry,
-    // unless another starter replaced it meanwhile.
+    // Stale: the holder is gone. Remove the lock and its socket and retry, unless another starter
+    // replaced it meanwhile.
     const now = readLock(file);
-    if (now && holder && now.pid !== holder.pid) continue;
-    if (holder) removeSocket(holder.socket);
+    if (now && now.pid !== holder.pid) continue;
+    removeSocket(holder.socket);
     fs.rmSync(file, { force: true });
   }
   throw new Error(`could not take the daemon lock ${file}; remove it if no daemon is running`);

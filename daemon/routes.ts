@@ -2,9 +2,10 @@
 import { weighEpisodes } from './episodes.js';
 import { Router } from 'express';
 import { z } from 'zod';
-import { httpError, parseBody } from '../api/index.js';
+import { HttpError, httpError, parseBody } from '../api/index.js';
 import { CATEGORIES, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
+import { JournalWriteError } from './journal.js';
 import { repoInfo } from './repo.js';
 import { daemonStatus, type JobSources } from './status.js';
 import { addTelemetryEventsRoute, telemetryMiddleware } from './telemetry-routes.js';
@@ -49,7 +50,13 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
   }
 
   r.post('/capture', async (req, res) => {
-    res.json(await daemon.capture(hookBody(req.body)));
+    try {
+      res.json(await daemon.capture(hookBody(req.body)));
+    } catch (err) {
+      // Refused, not torn: a 503 the hook spools or retries (it was not acknowledged).
+      if (err instanceof JournalWriteError) throw new HttpError(503, 'UNAVAILABLE', err.message, { journal: 'refused' }, 1);
+      throw err;
+    }
   });
 
   r.post('/recall', async (req, res) => {

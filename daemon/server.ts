@@ -37,6 +37,19 @@ export interface RunningDaemon {
 export type StartResult = { started: true; running: RunningDaemon } | { started: false; holder: LockInfo };
 
 const MIB = 1024 * 1024;
+/** How often the daemon checks that its socket file is still there. */
+const SOCKET_CHECK_MS = 1000;
+
+function socketPresent(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** Daemon routes that work (or say why not) while the store cannot open: no ctx.engine for them. */
+const ENGINE_FREE_ROUTES: ReadonlySet<string> = new Set(['/capture', '/recall', '/status', '/flush', '/pause', '/resume', '/sync/status', '/remember', '/local/search', '/sync/now']);
 
 const ALL: ReadonlySet<Permission> = new Set<Permission>(['read', 'write', 'admin']);
 
@@ -53,6 +66,8 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   const daemon = new Daemon({ config, paths, logger, embedder, extractor, version: opts.version });
   const telemetry = createTelemetry(config, opts.version, logger);
   daemon.openJournal();
+  // Events hooks spooled while no daemon answered go in before new ones (the lock is ours).
+  await daemon.ingestSpool();
 
   const exportsJobs = new ExportJobs(paths.exportsDir);
   const idempotency = new IdempotencyStore();
@@ -67,7 +82,12 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
     rootRouters: [root],
     logger,
     before: [
-      async (_req, res, next) => {
+      async (req, res, next) => {
+        // The daemon's own routes reach the engine themselves (capture needs only the journal).
+        if (ENGINE_FREE_ROUTES.has(req.path)) {
+          next();
+          return;
+        }
         // Only an import calls these: its progress is tracked until its request closes.
         let importRun: ImportHandle | null = null;
         const ctx: ApiContext = {
@@ -98,23 +118,49 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   });
 
   removeSocket(paths.socket);
-  const server = http.createServer(app);
   const idle = new IdleCollector(IDLE_COLLECT_MS, undefined, (c) => logger.debug('idle collection', { ms: Math.round(c.ms), rss_before_mb: Math.round(c.rssBefore / MIB), rss_after_mb: Math.round(c.rssAfter / MIB) }));
-  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    idle.begin();
-    res.once('close', () => idle.end());
-  });
-  const oldMask = process.umask(0o177);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(paths.socket, () => resolve());
+  /** Every listener this daemon opened (a new one each time its socket file was deleted). */
+  const servers: http.Server[] = [];
+  const listen = async (): Promise<http.Server> => {
+    const srv = http.createServer(app);
+    srv.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+      idle.begin();
+      res.once('close', () => idle.end());
     });
-  } finally {
-    process.umask(oldMask);
-  }
-  fs.chmodSync(paths.socket, 0o600);
+    const oldMask = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(paths.socket, () => resolve());
+      });
+    } finally {
+      process.umask(oldMask);
+    }
+    fs.chmodSync(paths.socket, 0o600);
+    servers.push(srv);
+    return srv;
+  };
+  const server = await listen();
   logger.info('daemon listening', { socket: paths.socket, pid: process.pid });
+  // The lock says this daemon runs; a socket file deleted under it (a cleanup script, a second
+  // starter) is re-created, so hooks reach it again instead of starting another daemon.
+  let relistening = false;
+  const socketWatch = setInterval(() => {
+    if (relistening || socketPresent(paths.socket)) return;
+    relistening = true;
+    logger.warn('the socket file was deleted while the daemon ran; re-creating it', { socket: paths.socket });
+    listen().then(
+      () => {
+        daemon.lastError = { at: new Date().toISOString(), message: `the socket ${paths.socket} was deleted while the daemon ran; it was re-created` };
+        daemon.health.clear('socket');
+      },
+      (err: unknown) => {
+        daemon.health.report('socket', `the socket ${paths.socket} was deleted and could not be re-created: ${err instanceof Error ? err.message : String(err)}`, 'service daemon restart');
+        logger.error('could not re-create the socket', { err });
+      },
+    ).finally(() => (relistening = false));
+  }, SOCKET_CHECK_MS);
+  socketWatch.unref();
   void daemon.openEngine().then(collectAfterStartup, (err: unknown) => logger.error('engine failed to open', { err }));
   embedder?.onState((s) => {
     if (s.status === 'ready') collectAfterStartup();
@@ -126,10 +172,16 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       logger.info('daemon stopping');
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeIdleConnections();
-      });
+      clearInterval(socketWatch);
+      await Promise.all(
+        servers.map(
+          (srv) =>
+            new Promise<void>((r) => {
+              srv.close(() => r());
+              srv.closeIdleConnections();
+            }),
+        ),
+      );
       idle.stop();
       await exportsJobs.idle();
       await daemon.stop();

@@ -34,7 +34,9 @@ export function jobsStatus(sources: JobSources | undefined, versions: number): J
 }
 
 export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<Record<string, unknown>> {
-  const engine = await daemon.ready();
+  // A store that cannot open does not take status down with it: status is how the user learns why.
+  const engine = await daemon.ready().catch(() => null);
+  if (!engine) return { ...baseStatus(daemon, ctx), memories: null, model: null, store: { state: 'unavailable' }, jobs: jobsStatus(ctx.jobs, 0) };
   const es = await engine.status();
   if (!ctx.session_id && ctx.cwd) ctx = { ...ctx, session_id: daemon.latestSessionIn(ctx.cwd) ?? undefined };
   const info = ctx.cwd ? repoInfo(ctx.cwd) : null;
@@ -51,10 +53,25 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
   }
   const byCategory: Record<string, number> = {};
   for (const c of CATEGORIES) byCategory[c] = await engine.count({ category: c });
+  return {
+    ...baseStatus(daemon, ctx),
+    memories: { total: es.memories, versions: es.versions, by_space: { project: await engine.count({ space: 'project' }), personal: await engine.count({ space: 'personal' }) }, by_scope: byScope, by_category: byCategory },
+    model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
+    store: { state: 'open' },
+    jobs: jobsStatus(ctx.jobs, es.versions),
+  };
+}
+
+/** Everything status reports that does not need the store. */
+function baseStatus(daemon: Daemon, ctx: StatusContext): Record<string, unknown> {
+  if (!ctx.session_id && ctx.cwd) ctx = { ...ctx, session_id: daemon.latestSessionIn(ctx.cwd) ?? undefined };
+  const info = ctx.cwd ? repoInfo(ctx.cwd) : null;
   const sessions = daemon.sessions.all();
   const journal = daemon.journal.stats();
   const pending = sessions.reduce((n, s) => n + s.pending.length, 0);
+  const problems = daemon.health.list();
   return {
+    health: { ok: problems.length === 0, problems },
     daemon: { pid: process.pid, version: ctx.version, uptime_s: Math.round((Date.now() - daemon.startedAt) / 1000), started_at: new Date(daemon.startedAt).toISOString(), socket: daemon.paths.socket, home: daemon.paths.home },
     capture: {
       state: daemon.pause.all ? 'paused' : 'capturing',
@@ -65,14 +82,11 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
         .filter((s) => !s.ended || s.pending.length > 0)
         .map((s) => ({ session_id: s.id, repo: s.repo, state: daemon.pause.isPaused(s.id) ? 'paused' : 'capturing', pending: s.pending.length, last_activity: new Date(s.lastActivity).toISOString(), last_flush: s.lastFlush ? new Date(s.lastFlush).toISOString() : null, memories: s.memories })),
     },
-    memories: { total: es.memories, versions: es.versions, by_space: { project: await engine.count({ space: 'project' }), personal: await engine.count({ space: 'personal' }) }, by_scope: byScope, by_category: byCategory },
     context: { cwd: ctx.cwd ?? null, repo: info?.repo ?? null, dir: info?.dir ?? null, session_id: ctx.session_id ?? null },
-    journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes },
+    journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes, next_seq: journal.next },
     flush: { backlog_sessions: sessions.filter((s) => s.pending.length > 0).length, last: daemon.lastFlush },
-    model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
     extractor: extractorInfo(daemon.extractor),
     sync: daemon.sync.status(),
-    jobs: jobsStatus(ctx.jobs, es.versions),
     recent: daemon.recent.slice(-20),
     last_error: daemon.lastError,
   };

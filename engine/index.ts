@@ -76,3 +76,5 @@ export { termJaccard } from './text/tokenize.js';
 export { LlmExtractor } from './extract/llm-extractor.js';
 export { extractorFor, extractorInfo } from './extract/factory.js';
 export type { LlmExtractorOptions } from './extract/llm-extractor.js';
+export { salvageLanceVersions } from './store/lance-salvage.js';
+export type { SalvageReport } from './store/lance-salvage.js';

@@ -17,6 +17,8 @@ export interface Paths {
   lockFile: string;
   lanceDir: string;
   journalDir: string;
+  /** Events hooks could not deliver, one file each; the daemon ingests them (hooks/lib/spool.ts). */
+  spoolDir: string;
   stateDir: string;
   logDir: string;
   modelCache: string;
@@ -45,6 +47,7 @@ export function resolvePaths(home: string): Paths {
     lockFile: path.join(h, 'daemon.lock'),
     lanceDir: path.join(h, 'lance'),
     journalDir: path.join(h, 'journal'),
+    spoolDir: path.join(h, 'spool'),
     stateDir: path.join(h, 'state'),
     logDir: path.join(h, 'logs'),
     modelCache: path.join(h, 'models'),

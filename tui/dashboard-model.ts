@@ -106,6 +106,7 @@ function pipelineLines(s: DaemonStatus, now: number, embedPeak: number): Pipelin
   for (const i of s.jobs.imports) {
     lines.push({ label: 'import', text: `${formatCount(i.processed)}/${formatCount(i.total)} versions`, tone: 'accent', progress: fraction(i.processed, i.total) });
   }
+  for (const p of s.problems) lines.push({ label: 'problem', text: `${p.message} · fix: ${p.fix}`, tone: 'error' });
   if (s.last_error) lines.push({ label: 'error', text: `${formatAge(s.last_error.at, now)}: ${s.last_error.message}`, tone: 'error' });
   return lines;
 }

@@ -59,6 +59,8 @@ export interface DaemonStatus {
   sync: unknown;
   recent: RecentCapture[];
   last_error: { at: string; message: string } | null;
+  /** What is wrong right now and how to fix it (empty when healthy). */
+  problems: { kind: string; message: string; fix: string; since: string }[];
 }
 
 type Obj = Record<string, unknown>;
@@ -133,5 +135,6 @@ export function readStatus(raw: unknown): DaemonStatus {
     sync: r.sync ?? null,
     recent: arr(r.recent).map((x) => ({ at: str(x.at), session_id: str(x.session_id), event: str(x.event), summary: str(x.summary) })),
     last_error: err ? { at: str(err.at), message: str(err.message) } : null,
+    problems: arr(obj(r.health).problems).map((x) => ({ kind: str(x.kind), message: str(x.message), fix: str(x.fix), since: str(x.since) })),
   };
 }

@@ -20,6 +20,8 @@ export const daemonRunCommand: Command = {
       return EXIT.OK;
     }
     if (!values.background) ctx.out(`memory daemon ${VERSION} running (pid ${process.pid}, socket ${paths.socket}); Ctrl-C stops it`);
+    // A storage error nobody caught must not end the process: capture only needs the journal.
+    process.on('unhandledRejection', (err) => r.running.daemon.noteUnexpected(err));
     const stop = (): void => void r.running.stop();
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

@@ -7,11 +7,12 @@ import { clientFor, ensureDaemon } from '../daemon-control.js';
 interface Status {
   daemon: { pid: number; version: string; uptime_s: number; socket: string; home: string };
   capture: { state: string; paused_all: boolean; session: string | null; sessions: { session_id: string; state: string; pending: number; last_flush: string | null; memories: number }[] };
-  memories: { total: number; by_space: Record<string, number>; by_scope: Record<string, number | null>; by_category: Record<string, number> };
+  memories: null | { total: number; by_space: Record<string, number>; by_scope: Record<string, number | null>; by_category: Record<string, number> };
   context: { repo: string | null; session_id: string | null };
   journal: { pending_events: number; segments: number; bytes: number };
   flush: { backlog_sessions: number; last: { at: string; memories: number } | null };
-  model: { id: string | null; state: string; mode: string; backlog: number; detail?: { progress?: number } };
+  model: null | { id: string | null; state: string; mode: string; backlog: number; detail?: { progress?: number } };
+  health?: { ok: boolean; problems: { message: string; fix: string; since: string }[] };
   last_error: { at: string; message: string } | null;
   sync?: { enabled: boolean; reason: string | null; state: string; server: string | null; backlog: { versions: number; purges: number }; parked: { versions: number }; last_ok_at: string | null };
 }
@@ -32,17 +33,21 @@ export const statusCommand: Command = {
     }
     const session = s.context.session_id;
     const captureLine = s.capture.paused_all ? 'paused for all sessions (service resume --all)' : session ? `${s.capture.session} (session ${session})` : 'capturing (no agent session seen here yet)';
-    const model =
-      s.model.state === 'ready'
+    const model = !s.model
+      ? 'unavailable while the store cannot open'
+      : s.model.state === 'ready'
         ? `${s.model.id} (hybrid search)`
         : s.model.state === 'downloading'
           ? `${s.model.id} downloading ${Math.round(s.model.detail?.progress ?? 0)}% (full-text search meanwhile)`
           : `${s.model.id ?? 'none'} ${s.model.state}: full-text search only`;
     ctx.out(`daemon     running, pid ${s.daemon.pid}, version ${s.daemon.version}, up ${s.daemon.uptime_s}s`);
     ctx.out(`capture    ${captureLine}`);
-    ctx.out(`memories   ${s.memories.total} total: ${s.memories.by_space.project ?? 0} project, ${s.memories.by_space.personal ?? 0} personal`);
-    ctx.out(`scopes     ${Object.entries(s.memories.by_scope).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}${s.context.repo ? `  (repo ${s.context.repo})` : ''}`);
-    ctx.out(`backlog    ${s.journal.pending_events} captured events waiting in ${s.flush.backlog_sessions} session(s); embedding backlog ${s.model.backlog}`);
+    for (const p of s.health?.problems ?? []) ctx.out(`problem    ${p.message} (since ${p.since})\n           fix: ${p.fix}`);
+    if (s.memories) {
+      ctx.out(`memories   ${s.memories.total} total: ${s.memories.by_space.project ?? 0} project, ${s.memories.by_space.personal ?? 0} personal`);
+      ctx.out(`scopes     ${Object.entries(s.memories.by_scope).map(([k, v]) => `${k} ${v ?? '-'}`).join(', ')}${s.context.repo ? `  (repo ${s.context.repo})` : ''}`);
+    } else ctx.out('memories   unavailable: the store cannot open (see the problem above)');
+    ctx.out(`backlog    ${s.journal.pending_events} captured events waiting in ${s.flush.backlog_sessions} session(s); embedding backlog ${s.model?.backlog ?? '-'}`);
     ctx.out(`last flush ${s.flush.last ? `${s.flush.last.at} (${s.flush.last.memories} memories)` : 'none yet'}`);
     ctx.out(`model      ${model}`);
     if (s.sync) {
@@ -52,7 +57,7 @@ export const statusCommand: Command = {
       );
     }
     if (s.last_error) ctx.out(`last error ${s.last_error.at}: ${s.last_error.message}`);
-    if (s.memories.total === 0) {
+    if (s.memories?.total === 0) {
       ctx.out('');
       ctx.out(s.capture.state === 'paused' || s.capture.session === 'paused' ? 'No memories yet: capture is paused (service resume).' : 'No memories yet: memories appear after a session is flushed (at Stop, compaction, session end, or when idle).');
     }

@@ -101,7 +101,7 @@ export class LanceStore implements MemoryStore {
   private seq = 0;
   private writeChain: Promise<unknown> = Promise.resolve();
   private maintaining: Promise<MaintenanceReport> | null = null;
-  private readonly upkeep: UpkeepState = { currentCommits: 0, versionCommits: 0, rowsSinceIndex: 0, vectorIndex: null };
+  private readonly upkeep: UpkeepState = { currentCommits: 0, versionCommits: 0, rowsSinceIndex: 0, vectorIndex: null, currentOptimizedAt: Date.now(), versionsOptimizedAt: Date.now() };
   private activeModel: string | null = null;
   /** Memories whose current rows an append in progress is replacing (count() corrects for them too). */
   private inflight: string[] = [];

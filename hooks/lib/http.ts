@@ -10,6 +10,8 @@ export interface HookResponse {
 }
 
 export class Unreachable extends Error {}
+/** The connection broke mid-request (a daemon restarting): the request may or may not have arrived. */
+export class Reset extends Error {}
 
 export function post(socketPath: string, path: string, payload: unknown, timeoutMs: number): Promise<HookResponse> {
   const body = Buffer.from(JSON.stringify(payload), 'utf8');
@@ -36,11 +38,12 @@ export function post(socketPath: string, path: string, payload: unknown, timeout
     });
     sock.on('end', () => {
       const r = parse(Buffer.concat(chunks));
-      done(() => (r ? resolve(r) : reject(new Error('incomplete response'))));
+      done(() => (r ? resolve(r) : reject(new Reset('incomplete response'))));
     });
     sock.on('error', (err: NodeJS.ErrnoException) => {
       const unreachable = err.code === 'ENOENT' || err.code === 'ECONNREFUSED' || err.code === 'ENOTSOCK';
-      done(() => reject(unreachable ? new Unreachable(err.code) : err));
+      const reset = err.code === 'ECONNRESET' || err.code === 'EPIPE';
+      done(() => reject(unreachable ? new Unreachable(err.code) : reset ? new Reset(err.code) : err));
     });
   });
 }

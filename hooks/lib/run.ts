@@ -3,25 +3,26 @@
  * for recall hooks print the context the way Claude Code expects. Hooks never block the agent and
  * never fail it: every path ends in exit 0, silently, within the timeout.
  *
- * - capture hooks (run async by Claude Code): if the daemon is down, start it and retry for a
- *   few seconds, so the event still reaches the journal.
+ * - capture hooks (run async by Claude Code): a connection reset mid-request is retried once; an
+ *   event that cannot be handed over (daemon down or starting, reset twice, journal refused) goes
+ *   to the durable spool (hooks/lib/spool.ts) and the daemon is started: it ingests the spool.
+ *   Every event carries a capture id, so one sent twice is journaled once.
  * - final hooks (Stop, PreCompact, SessionEnd; synchronous, 5 s timeout in hooks.json): the same
- *   journal append with a budget that ends well inside the timeout. They are synchronous because
- *   `claude -p` kills async hooks as it exits, and with them the session's last events.
- * - recall hooks (synchronous): one short attempt; if the daemon is down, start it for next time
- *   and print nothing now.
+ *   journal append with a shorter request budget. They are synchronous because `claude -p` kills
+ *   async hooks as it exits, and with them the session's last events.
+ * - recall hooks (synchronous): one short attempt; if the daemon is down, the prompt is spooled
+ *   for capture, the daemon started for next time, and nothing printed now.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { post, Unreachable } from './http.js';
+import { post, Reset, Unreachable } from './http.js';
 import { hookSocketPath, serviceHome } from './paths.js';
+import { CAPTURE_ID_FIELD, newCaptureId, spoolEvent } from './spool.js';
 
 export type HookKind = 'capture' | 'final' | 'recall';
 
 /** Keep below Claude Code's 10,000-character cap on hook output. */
 const MAX_OUTPUT = 9500;
-/** How long a capture hook keeps retrying a daemon that is down (final hooks: inside their 5 s timeout). */
-const RETRY_MS: Record<Exclude<HookKind, 'recall'>, number> = { capture: 8000, final: 3500 };
 /** Don't try to start a failing daemon more than once per this many ms. */
 const SPAWN_BACKOFF_MS = 10_000;
 
@@ -145,6 +146,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
     }
     if (typeof payload.hook_event_name !== 'string') payload.hook_event_name = eventName;
     withSessionFallback(payload, env, raw);
+    if (typeof payload[CAPTURE_ID_FIELD] !== 'string') payload[CAPTURE_ID_FIELD] = newCaptureId();
     const home = serviceHome(env);
     const socket = await hookSocketPath(home);
     if (kind === 'recall') {
@@ -156,25 +158,26 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
           if (ctx) await new Promise<void>((resolve) => process.stdout.write(output(eventName, ctx), () => resolve()));
         }
       } catch (err) {
+        // The prompt is still captured: the daemon ingests the spool when it is back.
+        if (err instanceof Unreachable || err instanceof Reset) spoolEvent(home, payload);
         if (err instanceof Unreachable) await startDaemon(home, env);
       }
       return;
     }
-    const deadline = Date.now() + (Number(env.SERVICE_CAPTURE_RETRY_MS) || RETRY_MS[kind]);
-    let wait = 100;
-    let spawned = false;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       try {
-        await post(socket, '/v1/capture', payload, kind === 'final' ? 2000 : 5000);
+        const r = await post(socket, '/v1/capture', payload, kind === 'final' ? 2000 : 5000);
+        // 503: the journal refused the write (a full disk); the spool may still have room.
+        if (r.status === 503) spoolEvent(home, payload);
         return;
       } catch (err) {
-        if (!(err instanceof Unreachable) || Date.now() + wait > deadline) return;
-        if (!spawned) {
-          await startDaemon(home, env);
-          spawned = true;
+        if (err instanceof Reset && attempt === 0) {
+          await new Promise((r) => setTimeout(r, 100));
+          continue;
         }
-        await new Promise((r) => setTimeout(r, wait));
-        wait = Math.min(wait * 2, 1000);
+        spoolEvent(home, payload);
+        if (err instanceof Unreachable || err instanceof Reset) await startDaemon(home, env);
+        return;
       }
     }
   } catch {

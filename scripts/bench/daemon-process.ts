@@ -18,6 +18,8 @@ export interface BenchDaemon {
   rss(): number;
   /** The highest resident set size the daemon process has had (VmHWM), bytes. */
   peakRss(): number;
+  /** Spawn → the socket answered (captures are accepted from then on), ms. */
+  listeningMs: number;
   /** Wait until the daemon is quiet: its idle collection done and its CPU use settled. */
   quiet(): Promise<void>;
   stop(): Promise<void>;
@@ -56,11 +58,13 @@ export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm
   process.once('exit', () => proc.kill('SIGKILL'));
   const client = new DaemonClient({ socketPath: resolvePaths(home).socket, timeoutMs: 600_000 });
   const deadline = Date.now() + 120_000;
+  const spawnedAt = performance.now();
   while (!(await client.ping(500))) {
     if (proc.exitCode !== null) throw new Error(`daemon exited early (${proc.exitCode}): ${err.slice(-2000)}`);
     if (Date.now() > deadline) throw new Error(`daemon did not answer within 120 s: ${err.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  const listeningMs = performance.now() - spawnedAt;
   // The first recall waits for the engine to open and the model to load; then one more warms the path.
   await client.recall(warm);
   await client.recall({ ...warm, prompt: `${String(warm.prompt)} again` });
@@ -71,6 +75,7 @@ export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm
   await quiet();
   return {
     pid: proc.pid!,
+    listeningMs,
     env,
     client,
     rss: () => statusBytes(proc.pid!, 'VmRSS'),
@@ -127,7 +132,7 @@ export interface HookCommand {
  * `-e 0` in place of the hook script: Node started exactly as the hook command starts it (the
  * floor no hook can beat).
  */
-export function hookCommand(repoRoot: string, event: 'UserPromptSubmit' | 'PostToolUse', nodeOnly = false): HookCommand {
+export function hookCommand(repoRoot: string, event: 'UserPromptSubmit' | 'PostToolUse' | 'Stop', nodeOnly = false): HookCommand {
   const plugin = path.join(repoRoot, 'dist', 'plugin');
   const doc = JSON.parse(fs.readFileSync(path.join(plugin, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   const command = doc.hooks[event]?.[0]?.hooks[0]?.command;

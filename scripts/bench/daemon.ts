@@ -7,7 +7,9 @@
  *
  *   npm run bench:daemon                 1k, 10k, 100k (writes BENCHMARKS.md)
  *   npm run bench:daemon -- --quick      1k and 10k, 20 runs each (prints only)
- *   options: --sizes 1000,10000, --runs N, --model-dir DIR, --dtype q8|fp32 (default q8), --write / --no-write
+ *   npm run bench:daemon -- --sessions 20   20 concurrent sessions for 60 s (daemon-sessions.ts)
+ *   options: --sizes 1000,10000, --runs N, --model-dir DIR, --dtype q8|fp32 (default q8), --write / --no-write,
+ *            --sessions N --duration S
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,6 +30,7 @@ import { machineDescription } from './machine.js';
 import { modelDtype } from './model-choice.js';
 import { writeBenchSection } from './markdown.js';
 import { Rng } from './rng.js';
+import { runSessions } from './daemon-sessions.js';
 import type { RssReport } from './rss-probe.js';
 import { summarize } from './stats.js';
 
@@ -171,6 +174,8 @@ async function main(): Promise<void> {
       dtype: { type: 'string', default: 'q8' },
       write: { type: 'boolean' },
       'no-write': { type: 'boolean', default: false },
+      sessions: { type: 'string' },
+      duration: { type: 'string', default: '60' },
     },
   });
   const quick = values.quick ?? false;
@@ -186,6 +191,14 @@ async function main(): Promise<void> {
   const cwd = makeRepo(tmp);
   const repo = repoInfo(cwd);
   const env = daemonEnv(repoRoot, home, modelDir, USER, dtype);
+  if (values.sessions) {
+    try {
+      await runSessions({ repoRoot, env, cwd, sessions: Number(values.sessions), durationSec: Number(values.duration), seed: SEED, write: !values['no-write'], model: path.basename(modelDir) });
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
+    }
+    return;
+  }
   const r = new Rng(SEED);
   const ctx: HookContext = { session_id: `bench-session-${SEED}`, cwd, transcript_path: path.join(tmp, 'transcript.jsonl') };
   fs.writeFileSync(ctx.transcript_path, '');

@@ -5,30 +5,16 @@
  * shows that replay keeps every complete line); then the daemon must restart cleanly on it.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
 import { DaemonClient } from '../../daemon/client.js';
 import { resolvePaths } from '../../engine/index.js';
 import { startTestDaemon } from '../helpers/daemon.js';
+import { lostAndDuplicated, type Ack } from '../helpers/journal.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
 const BURST = 500;
-
-function journalMarkers(home: string): Set<string> {
-  const dir = resolvePaths(home).journalDir;
-  const out = new Set<string>();
-  for (const f of fs.readdirSync(dir)) {
-    const lines = fs.readFileSync(path.join(dir, f), 'utf8').split('\n');
-    lines.pop(); // whatever follows the last newline is a torn write, never acknowledged
-    for (const line of lines) {
-      const e = JSON.parse(line) as { p: { input?: string } };
-      if (e.p.input) out.add(e.p.input);
-    }
-  }
-  return out;
-}
 
 it(`loses no acknowledged capture when killed with SIGKILL mid-burst (${ROUNDS} rounds of ${BURST})`, async () => {
   const home = path.join(tempDir('crash-'), 'home');
@@ -38,16 +24,16 @@ it(`loses no acknowledged capture when killed with SIGKILL mid-burst (${ROUNDS} 
     const client = new DaemonClient({ socketPath: resolvePaths(home).socket, timeoutMs: 10_000 });
     const killAfter = 50 + Math.floor(Math.random() * 400);
     let ackedThisRound = 0;
-    const ackedRound = new Set<string>();
+    const ackedRound: Ack[] = [];
     let killed: Promise<void> | null = null;
     await Promise.all(
       Array.from({ length: BURST }, async (_, i) => {
         const marker = `round-${round}-event-${i}`;
         try {
           const r = await client.capture({ hook_event_name: 'PostToolUse', session_id: `crash-session-${round}`, cwd: '/tmp/crash-test', tool_name: 'Bash', tool_input: { command: marker }, tool_response: 'ok' });
-          if (r.captured) {
+          if (r.captured && typeof r.j === 'number') {
             acked.add(marker);
-            ackedRound.add(marker);
+            ackedRound.push({ session: `crash-session-${round}`, j: r.j, marker });
             if (++ackedThisRound === killAfter) killed = d.kill9();
           }
         } catch {
@@ -56,9 +42,10 @@ it(`loses no acknowledged capture when killed with SIGKILL mid-burst (${ROUNDS} 
       }),
     );
     await (killed ?? d.kill9());
-    const onDisk = journalMarkers(home);
-    const lost = [...ackedRound].filter((m) => !onDisk.has(m));
+    // In the journal, or flushed into the store before the kill (then its segment may be gone).
+    const { lost, duplicated } = lostAndDuplicated(home, ackedRound);
     assert.deepEqual(lost, [], `round ${round}: acknowledged events lost`);
+    assert.deepEqual(duplicated, [], `round ${round}: a seq was handed out twice`);
     // Restart on the crashed journal: it replays (and flushes) what was captured.
     const again = await startTestDaemon({ home });
     const flushed = await again.client.flush({ session_id: `crash-session-${round}` });

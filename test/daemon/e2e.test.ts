@@ -155,15 +155,26 @@ describe('hooks when the daemon is down', () => {
     assert.equal(recall.code, 0);
     assert.equal(recall.stdout, '');
     assert.ok(recall.ms < 2000, `recall hook returned in ${recall.ms} ms`);
-    // A capture hook retries until the daemon it started answers, so the event is not lost.
+    // A capture hook that finds no daemon spools the event durably and is done at once.
     const capture = await runHook('PostToolUse', { session_id: 's2', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_response: 'x', cwd: home + '-x' }, env);
     assert.equal(capture.code, 0);
+    assert.ok(capture.ms < 2000, `capture hook returned in ${capture.ms} ms`);
     const { DaemonClient } = await import('../../daemon/client.js');
     const { resolvePaths } = await import('../../engine/index.js');
-    const client = new DaemonClient({ socketPath: resolvePaths(home).socket });
-    assert.ok(await client.ping(2000), 'the hook started the daemon');
-    const status = await client.status<{ capture: { sessions: { session_id: string; pending: number }[] } }>();
-    assert.equal(status.capture.sessions.find((s) => s.session_id === 's2')?.pending, 1, 'the capture reached the journal');
+    const paths = resolvePaths(home);
+    const client = new DaemonClient({ socketPath: paths.socket });
+    let up = false;
+    for (let i = 0; i < 60 && !up; i++) {
+      up = await client.ping(500);
+      if (!up) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.ok(up, `the hook started the daemon: ${fs.existsSync(path.join(paths.logDir, 'daemon.log')) ? fs.readFileSync(path.join(paths.logDir, 'daemon.log'), 'utf8').slice(-1500) : 'no log'}`);
+    // The daemon ingested the spool when it started: both events reached it, and the spool is empty.
+    const status = await client.status<{ capture: { sessions: { session_id: string; pending: number; last_flush: string | null }[] } }>();
+    const s2 = status.capture.sessions.find((s) => s.session_id === 's2');
+    assert.ok(s2 && (s2.pending === 1 || s2.last_flush !== null), 'the spooled capture reached the journal');
+    assert.ok(status.capture.sessions.some((s) => s.session_id === 's'), 'the prompt the recall hook could not deliver was spooled and captured too');
+    assert.deepEqual(fs.readdirSync(paths.spoolDir), []);
     await cli(['daemon', 'stop'], env);
   });
 });

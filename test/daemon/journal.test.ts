@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Journal } from '../../daemon/journal.js';
+import { Journal, JournalWriteError, type JournalEntry } from '../../daemon/journal.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('Journal', () => {
@@ -56,5 +56,154 @@ describe('Journal', () => {
     assert.ok(j.stats().segments < before);
     await j.close();
     await after.close();
+  });
+});
+
+describe('Journal under faults (issue 20)', () => {
+  const entry = (i: number, s = 's'): Omit<JournalEntry, 'j'> => ({ t: i, s, e: 'UserPromptSubmit', p: { prompt: `prompt ${i} ${'x'.repeat(50)}` } });
+
+  it('continues short writes until the whole group is down', async () => {
+    const dir = tempDir('jnl-');
+    // At most 7 bytes per call, as a nearly full disk or an interrupted write gives.
+    const j = new Journal({ dir, write: (fd, buf, off, len) => fs.writeSync(fd, buf, off, Math.min(len, 7)) });
+    j.open();
+    const written = await Promise.all(Array.from({ length: 20 }, (_, i) => j.append(entry(i))));
+    await j.close();
+    const back = new Journal({ dir }).open();
+    assert.deepEqual(
+      back.map((e) => e.j),
+      written.map((e) => e.j),
+    );
+    assert.equal(back[19]!.p.prompt, written[19]!.p.prompt);
+  });
+
+  it('refuses a group whose write fails midway, leaves no torn line, and accepts the next group', async () => {
+    const dir = tempDir('jnl-');
+    let budget = Infinity;
+    const j = new Journal({
+      dir,
+      write: (fd, buf, off, len) => {
+        if (budget <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        const n = fs.writeSync(fd, buf, off, Math.min(len, budget));
+        budget -= n;
+        return n;
+      },
+    });
+    j.open();
+    const first = await j.append(entry(1));
+    budget = 30; // the disk fills 30 bytes into the next line
+    await assert.rejects(j.append(entry(2)), (err: Error) => err instanceof JournalWriteError && /disk is full/.test(err.message));
+    assert.match(j.lastWriteError?.message ?? '', /ENOSPC/);
+    budget = Infinity; // space freed
+    const third = await j.append(entry(3));
+    assert.ok(third.j > first.j + 1, 'the refused seq is not handed out again');
+    assert.equal(j.lastWriteError, null);
+    await j.close();
+    const again = new Journal({ dir });
+    const back = again.open();
+    assert.deepEqual(
+      back.map((e) => e.j),
+      [first.j, third.j],
+    );
+    assert.deepEqual(again.damage, [], 'no torn or damaged line was left behind');
+  });
+
+  it('refuses when fsync fails and cuts the group back out', async () => {
+    const dir = tempDir('jnl-');
+    let fail = false;
+    const j = new Journal({
+      dir,
+      fsync: (fd) => {
+        if (fail) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+        fs.fsyncSync(fd);
+      },
+    });
+    j.open();
+    await j.append(entry(1));
+    fail = true;
+    await assert.rejects(j.append(entry(2)), JournalWriteError);
+    fail = false;
+    await j.close();
+    assert.equal(new Journal({ dir }).open().length, 1);
+  });
+
+  it('skips a damaged line in the middle of a segment and keeps every entry after it', async () => {
+    const dir = tempDir('jnl-');
+    const j = new Journal({ dir });
+    j.open();
+    for (let i = 0; i < 9; i++) await j.append(entry(i));
+    await j.close();
+    const seg = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jnl'))!);
+    const lines = fs.readFileSync(seg, 'utf8').split('\n');
+    lines[3] = lines[3]!.slice(0, 20) + '\u0000garbage' + lines[3]!.slice(40);
+    fs.writeFileSync(seg, lines.join('\n'));
+    const again = new Journal({ dir });
+    const back = again.open();
+    assert.equal(back.length, 8);
+    assert.deepEqual(
+      back.map((e) => e.j),
+      [1, 2, 3, 5, 6, 7, 8, 9],
+    );
+    assert.equal(again.damage.length, 1);
+    assert.equal(again.damage[0]!.kind, 'damaged');
+    assert.equal(again.damage[0]!.line, 4);
+    const next = await again.append(entry(10));
+    assert.equal(next.j, 10);
+    await again.close();
+  });
+
+  it('never repeats a seq across restarts, even after every segment was flushed and deleted', async () => {
+    const dir = tempDir('jnl-');
+    let last = 0;
+    for (let round = 0; round < 4; round++) {
+      const j = new Journal({ dir });
+      j.open();
+      for (let i = 0; i < 3; i++) {
+        const e = await j.append(entry(i));
+        assert.ok(e.j > last, `round ${round}: seq ${e.j} after ${last}`);
+        last = e.j;
+      }
+      j.compact(() => true);
+      await j.close();
+    }
+    assert.equal(last, 12);
+  });
+
+  it('takes the floor it is given (the highest seq the daemon flushed)', async () => {
+    const dir = tempDir('jnl-');
+    const j = new Journal({ dir });
+    j.open(42);
+    assert.equal((await j.append(entry(1))).j, 42);
+    await j.close();
+  });
+
+  it('deletes the active segment once everything in it is flushed, and keeps appending', async () => {
+    const dir = tempDir('jnl-');
+    const j = new Journal({ dir });
+    j.open();
+    for (let i = 0; i < 5; i++) await j.append(entry(i, 'a'));
+    const kept = await j.append(entry(5, 'b'));
+    assert.equal(j.compact((e) => e.s === 'a'), 0, 'a segment with unflushed entries stays');
+    assert.equal(j.compact(() => true), 1);
+    assert.equal(j.stats().bytes, 0, 'no flushed event is left on disk');
+    const after = await j.append(entry(6));
+    assert.ok(after.j > kept.j);
+    await j.close();
+    assert.deepEqual(
+      new Journal({ dir }).open().map((e) => e.j),
+      [after.j],
+    );
+  });
+
+  it('compacts only segments it knows, never one another process wrote meanwhile', async () => {
+    const dir = tempDir('jnl-');
+    const j = new Journal({ dir, segmentBytes: 100 });
+    j.open();
+    for (let i = 0; i < 4; i++) await j.append(entry(i));
+    const foreign = path.join(dir, '000000999999.jnl');
+    fs.writeFileSync(foreign, JSON.stringify({ j: 999999, t: 1, s: 'x', e: 'Stop', p: {} }) + '\n');
+    j.compact(() => true);
+    assert.ok(fs.existsSync(foreign));
+    await j.close();
   });
 });
