@@ -75,6 +75,8 @@ export interface PatchInput {
   valid_from?: number | undefined;
   valid_to?: number | null | undefined;
   source?: Source | undefined;
+  /** A new owner (the caller, when a memory moves into their personal space); default: unchanged. */
+  owner_id?: string | null | undefined;
 }
 
 export interface SearchInput extends ScopeContext {
@@ -358,7 +360,7 @@ export class MemoryEngine {
           agent_id: base.agent_id,
           app_id: base.app_id,
           run_id: base.run_id,
-          owner_id: base.owner_id,
+          owner_id: patch.owner_id === undefined ? base.owner_id : patch.owner_id,
           space: patch.space ?? base.space,
           repo: patch.repo === undefined ? base.repo : patch.repo,
           dir: patch.dir === undefined ? base.dir : patch.dir,
