@@ -16,6 +16,8 @@ import { mergeFilters, scopeFilter, type ScopeContext } from './search/scope.js'
 import { matchesFilter } from './store/filter.js';
 import type { MemoryStore } from './store/types.js';
 import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
+import { redact } from './redact/redact.js';
+import { redactValue } from './redact/deep.js';
 import type { AsOf, Category, MemoryFilter, MemoryVersion, Metadata, Scope, Source, Space, VersionRow } from './types.js';
 import { WriteQueue } from './write-queue.js';
 import { replicaWriter, type ReplicaWriter } from './replica-writer.js';
@@ -271,7 +273,8 @@ export class MemoryEngine {
     if (typeof content !== 'string' || content.trim().length === 0) {
       throw new EngineError('VALIDATION', 'content must be a non-empty string', { field: 'content' });
     }
-    return content.trim();
+    // Every write path (API, remember, ingest) ends here: nothing reaches the store unredacted.
+    return redact(content.trim()).text;
   }
 
   /**
@@ -280,7 +283,7 @@ export class MemoryEngine {
    */
   async add(input: AddInput): Promise<VersionRow[]> {
     const content = this.checkContent(input.content);
-    const metadata = checkMetadata(input.metadata, this.maxMetaBytes);
+    const metadata = redactValue(checkMetadata(input.metadata, this.maxMetaBytes)) as Metadata;
     if (!input.user_id) throw new EngineError('VALIDATION', 'user_id is required', { field: 'user_id' });
     if (input.memory_id !== undefined && !isUuid(input.memory_id)) throw new EngineError('VALIDATION', 'memory_id must be a UUID', { field: 'memory_id' });
     const blocks = splitBlocks(content, this.maxChars);
@@ -344,7 +347,7 @@ export class MemoryEngine {
         limit: this.maxChars,
       });
     }
-    const metadata = patch.metadata === undefined ? undefined : checkMetadata(patch.metadata, this.maxMetaBytes);
+    const metadata = patch.metadata === undefined ? undefined : (redactValue(checkMetadata(patch.metadata, this.maxMetaBytes)) as Metadata);
     return this.writes.submit({
       plan: async (view) => {
         const last = await view.lastTx(memoryId);
