@@ -12,6 +12,7 @@ import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
+import { preparePrivateDir } from './socket-trust.js';
 import { collectAfterStartup, IDLE_COLLECT_MS, IdleCollector } from './process-env.js';
 import { daemonRouter } from './routes.js';
 import { createTelemetry } from './telemetry.js';
@@ -97,6 +98,9 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
     routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK, telemetry, jobs: { exports: exportsJobs, imports } })],
   });
 
+  // The data dir (memories, journal, exports, logs) and the socket's directory admit this user only.
+  preparePrivateDir(paths.home);
+  preparePrivateDir(path.dirname(paths.socket));
   removeSocket(paths.socket);
   const server = http.createServer(app);
   const idle = new IdleCollector(IDLE_COLLECT_MS, undefined, (c) => logger.debug('idle collection', { ms: Math.round(c.ms), rss_before_mb: Math.round(c.rssBefore / MIB), rss_after_mb: Math.round(c.rssAfter / MIB) }));
