@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { EngineError, FakeEmbedder, LanceStore, MemoryEngine } from '../../engine/index.js';
+import { FakeEmbedder, LanceStore, MemoryEngine, type EngineError } from '../../engine/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 async function engine(embedder = new FakeEmbedder(8)): Promise<MemoryEngine> {
