@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
-import { createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
+import { answerClientErrors, createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
 import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
@@ -103,6 +103,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   preparePrivateDir(path.dirname(paths.socket));
   removeSocket(paths.socket);
   const server = http.createServer(app);
+  answerClientErrors(server);
   const idle = new IdleCollector(IDLE_COLLECT_MS, undefined, (c) => logger.debug('idle collection', { ms: Math.round(c.ms), rss_before_mb: Math.round(c.rssBefore / MIB), rss_after_mb: Math.round(c.rssAfter / MIB) }));
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     idle.begin();

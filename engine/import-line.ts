@@ -2,13 +2,14 @@
 import { z } from 'zod';
 import { EngineError } from './errors.js';
 import { isUuid } from './ids.js';
+import { isoTimeMs } from './iso-time.js';
 import { CATEGORIES, SOURCE_KINDS, SPACES, type VersionRow } from './types.js';
 import { contentHash } from './text/content.js';
 import { redactValue } from './redact/deep.js';
 import { redact } from './redact/redact.js';
 import type { PlannedRow } from './bitemporal.js';
 
-const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 time');
+const isoTime = z.string().refine((s) => isoTimeMs(s) !== null, 'must be a real ISO-8601 time');
 const uuid = z.string().refine(isUuid, 'must be a UUID');
 const nullableString = z.string().max(1024).nullable();
 
