@@ -34,6 +34,29 @@ const requireJsonBodies: RequestHandler = (req, _res, next) => {
   next(httpError('UNSUPPORTED_MEDIA_TYPE', 'send the request body as JSON with Content-Type: application/json'));
 };
 
+/** Deepest JSON body accepted: far beyond any request shape, far below a stack overflow. */
+const MAX_BODY_DEPTH = 64;
+
+/** Nesting depth of a parsed JSON value, without recursion (a hostile body may nest 10,000 deep). */
+function depthExceeds(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d >= max) return true;
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+const refuseDeepBodies: RequestHandler = (req, _res, next) => {
+  if (req.body !== null && typeof req.body === 'object' && depthExceeds(req.body, MAX_BODY_DEPTH)) {
+    next(httpError('VALIDATION_FAILED', `the request body nests deeper than ${MAX_BODY_DEPTH} levels`, { issues: [{ path: '', message: `nests deeper than ${MAX_BODY_DEPTH} levels` }] }));
+    return;
+  }
+  next();
+};
+
 export function createApp(opts: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -48,6 +71,7 @@ export function createApp(opts: AppOptions): Express {
   const v1 = express.Router();
   v1.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
   v1.use(requireJsonBodies);
+  v1.use(refuseDeepBodies);
   for (const mw of opts.before) v1.use(mw);
   v1.use(memoriesRouter());
   v1.use(exportsRouter({ importLimitBytes: opts.importLimitBytes }));

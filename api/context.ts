@@ -16,6 +16,8 @@ export interface ApiContext {
   engine: MemoryEngine;
   /** Stable id of the caller (a key id, or "local"): scopes idempotency keys and export ownership. */
   principal: string;
+  /** Where the principal acts (the server's project): idempotency keys are scoped to it too. */
+  tenant?: string;
   permissions: ReadonlySet<Permission>;
   /** ANDed into every read: what this caller may see (e.g. only their own personal memories). */
   readFilter: MemoryFilter;

@@ -32,6 +32,16 @@ export function toHttpError(err: unknown): HttpError {
     if (e.type === 'request.aborted') return httpError('INVALID_REQUEST', 'request was aborted');
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return new HttpError(e.status, 'INVALID_REQUEST', e.message ?? 'bad request');
   }
+  if (e && typeof e === 'object' && e.status === 400) {
+    // Errors express and body-parser mark as the client's: a body that does not decompress
+    // (corrupt gzip, deflate or br), a path segment with broken %-encoding.
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT') || code.startsWith('ERR_BROTLI'))) {
+      return httpError('INVALID_REQUEST', 'the request body could not be decompressed; check its Content-Encoding (gzip, deflate or br) or send it uncompressed');
+    }
+    if (err instanceof URIError) return httpError('INVALID_REQUEST', 'the path contains broken %-encoding; encode ids with encodeURIComponent');
+    return httpError('INVALID_REQUEST', e.message ?? 'bad request');
+  }
   return httpError('INTERNAL', 'internal error; the request id identifies it in the server log');
 }
 

@@ -14,3 +14,4 @@ export type { InferInput } from './infer.js';
 export type { ExportJob, JobStatus } from './export-jobs.js';
 export { IdempotencyStore } from './idempotency.js';
 export { parseBody, filtersSchema, isoTime, limitFromQuery, requireUuid } from './schemas.js';
+export { answerClientErrors } from './client-errors.js';

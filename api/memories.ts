@@ -2,6 +2,7 @@
 import { Router, type Request, type Response } from 'express';
 import { decodeCursor, matchesFilter, memoryJson, mergeFilters, versionJson, type AddInput, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { ctxOf, requirePermission, type ApiContext } from './context.js';
+import { visibleHistory } from './memory-access.js';
 import { httpError } from './http-error.js';
 import type { InferJob } from './infer-jobs.js';
 import { inferMemories, type InferInput } from './infer.js';
@@ -17,7 +18,7 @@ async function idempotent(req: Request, res: Response, ctx: ApiContext, fn: () =
     res.status(r.status).json(r.body);
     return;
   }
-  const r = await ctx.idempotency.run(`${ctx.principal}:${req.method}:${req.baseUrl}${req.path}`, key, req.body, fn);
+  const r = await ctx.idempotency.run(`${ctx.tenant ?? ''}:${ctx.principal}:${req.method}:${req.baseUrl}${req.path}`, key, req.body, fn);
   if (r.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.status(r.status).json(r.body);
 }
@@ -192,7 +193,9 @@ export function memoriesRouter(): Router {
     const b = parseBody(patchSchema, req.body);
     await visibleCurrent(ctx, ctx.engine, id);
     await idempotent(req, res, ctx, async () => {
-      const rows = await ctx.engine.update(id, { ...b, source: { kind: 'api' } });
+      // Moving a memory into personal space moves it into the caller's, never into its writer's.
+      const owner = b.space === 'personal' ? { owner_id: ctx.ownerId } : {};
+      const rows = await ctx.engine.update(id, { ...b, ...owner, source: { kind: 'api' } });
       const now = Date.now();
       const shown = rows.find((x) => x.valid_from <= now && (x.valid_to === null || now < x.valid_to)) ?? rows[rows.length - 1]!;
       return { status: 200, body: memoryJson(shown) };
@@ -207,8 +210,7 @@ export function memoriesRouter(): Router {
     for (const k of Object.keys(q)) if (k !== 'purge') throw httpError('INVALID_REQUEST', `unknown query parameter "${k}"`, { param: k });
     const purge = flagFromQuery(q, 'purge');
     if (purge) {
-      const history = await ctx.engine.history(id);
-      if (!history.some((v) => matchesFilter({ ...v, vector: null }, ctx.readFilter))) throw httpError('NOT_FOUND', `memory ${id} was not found`, { id });
+      if (!visibleHistory(await ctx.engine.history(id), ctx.readFilter)) throw httpError('NOT_FOUND', `memory ${id} was not found`, { id });
       const removed = await ctx.engine.purge([id]);
       res.json({ memory_id: id, deleted: true, purged: true, versions_removed: removed });
       return;
@@ -222,8 +224,8 @@ export function memoriesRouter(): Router {
     const ctx = ctxOf(res);
     requirePermission(ctx, 'read');
     const id = requireUuid(String(req.params.id));
-    const versions = await ctx.engine.history(id);
-    if (!versions.some((v) => matchesFilter({ ...v, vector: null }, ctx.readFilter))) throw httpError('NOT_FOUND', `memory ${id} was not found`, { id });
+    const versions = visibleHistory(await ctx.engine.history(id), ctx.readFilter);
+    if (!versions) throw httpError('NOT_FOUND', `memory ${id} was not found`, { id });
     res.json({ memory_id: id, versions: versions.map(versionJson) });
   });
 

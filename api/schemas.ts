@@ -1,14 +1,14 @@
 /** zod schemas of every request the memories API accepts. Parsing happens only here. */
 import { z } from 'zod';
-import { CATEGORIES, SCOPES, SPACES, isUuid, type MemoryFilter, type TimeRange } from '../engine/index.js';
+import { CATEGORIES, SCOPES, SPACES, isoTimeMs, isUuid, type MemoryFilter, type TimeRange } from '../engine/index.js';
 import { httpError } from './http-error.js';
 
 /** ISO-8601 time → epoch ms. */
 export const isoTime = z
   .string()
   .max(64)
-  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 time such as 2026-04-01T00:00:00Z')
-  .transform((s) => Date.parse(s));
+  .refine((s) => isoTimeMs(s) !== null, 'must be a real ISO-8601 time such as 2026-04-01T00:00:00Z')
+  .transform((s) => isoTimeMs(s)!);
 
 const id = z.string().min(1).max(256);
 const nullableId = id.nullable();

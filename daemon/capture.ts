@@ -4,7 +4,7 @@
  * captured: sessions working inside the data dir, and the project's own sidekick subagent.
  */
 import path from 'node:path';
-import { redact } from '../engine/index.js';
+import { redact, redactValue } from '../engine/index.js';
 
 /** Events the daemon accepts from hooks. */
 export const CAPTURE_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'] as const;
@@ -22,10 +22,12 @@ function clip(text: string, max: number): string {
 
 function clean(value: unknown, max: number): string | undefined {
   if (value === undefined || value === null) return undefined;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // Redact the decoded value field by field before serialising it (serialised JSON escapes line
+  // starts and quotes the rules anchor on), and before clipping, so a secret straddling the cut
+  // is still found whole.
+  const text = typeof value === 'string' ? redact(value).text : JSON.stringify(redactValue(value));
   if (text === undefined) return undefined;
-  // Redact before clipping, so a secret straddling the cut is still found whole.
-  return clip(redact(text).text, max);
+  return clip(text, max);
 }
 
 /** A short description of a tool call's input (the command, the file), redacted. */

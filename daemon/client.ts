@@ -5,6 +5,8 @@
  * `DaemonUnreachableError` (code DAEMON_UNREACHABLE).
  */
 import http from 'node:http';
+import fs from 'node:fs';
+import nodePath from 'node:path';
 
 export class DaemonUnreachableError extends Error {
   readonly code = 'DAEMON_UNREACHABLE';
@@ -90,6 +92,12 @@ export class DaemonClient {
   request<T = unknown>(method: string, path: string, body?: unknown, opts: { timeoutMs?: number; contentType?: string } = {}): Promise<T> {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     return new Promise<T>((resolve, reject) => {
+      // Nothing is sent to a socket another user could have placed or could read.
+      const untrusted = untrustedSocket(this.opts.socketPath);
+      if (untrusted) {
+        reject(new DaemonUnreachableError(this.opts.socketPath, new Error(`refusing to use the daemon socket: ${untrusted}`)));
+        return;
+      }
       const req = http.request(
         {
           socketPath: this.opts.socketPath,
@@ -217,4 +225,27 @@ export class DaemonClient {
   importNdjson(text: string): Promise<{ imported: number; skipped: number; memories: number }> {
     return this.request('POST', '/v1/imports', text, { contentType: 'application/x-ndjson', timeoutMs: 600_000 });
   }
+}
+
+/**
+ * Why a client must not talk to this socket, or null when it may: the socket and its directory
+ * belong to this user and the directory admits nobody else. A missing socket is null (connecting
+ * then fails as "not running").
+ */
+export function untrustedSocket(socketPath: string): string | null {
+  const me = typeof process.getuid === 'function' ? process.getuid() : null;
+  if (me === null) return null;
+  let sock: fs.Stats;
+  try {
+    sock = fs.lstatSync(socketPath);
+  } catch {
+    return null;
+  }
+  if (!sock.isSocket()) return `${socketPath} is not a socket`;
+  if (sock.uid !== me) return `${socketPath} belongs to another user (uid ${sock.uid})`;
+  const dir = fs.lstatSync(nodePath.dirname(socketPath));
+  if (!dir.isDirectory() || dir.uid !== me || (dir.mode & 0o077) !== 0) {
+    return `${nodePath.dirname(socketPath)} is open to other users (mode ${(dir.mode & 0o777).toString(8)}, owner uid ${dir.uid})`;
+  }
+  return null;
 }

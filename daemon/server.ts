@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
-import { createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
+import { answerClientErrors, createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
 import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
+import { preparePrivateDir } from './socket-trust.js';
 import { collectAfterStartup, IDLE_COLLECT_MS, IdleCollector } from './process-env.js';
 import { daemonRouter } from './routes.js';
 import { createTelemetry } from './telemetry.js';
@@ -117,12 +118,16 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
     routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK, telemetry, jobs: { exports: exportsJobs, imports } })],
   });
 
+  // The data dir (memories, journal, exports, logs) and the socket's directory admit this user only.
+  preparePrivateDir(paths.home);
+  preparePrivateDir(path.dirname(paths.socket));
   removeSocket(paths.socket);
   const idle = new IdleCollector(IDLE_COLLECT_MS, undefined, (c) => logger.debug('idle collection', { ms: Math.round(c.ms), rss_before_mb: Math.round(c.rssBefore / MIB), rss_after_mb: Math.round(c.rssAfter / MIB) }));
   /** Every listener this daemon opened (a new one each time its socket file was deleted). */
   const servers: http.Server[] = [];
   const listen = async (): Promise<http.Server> => {
     const srv = http.createServer(app);
+    answerClientErrors(srv);
     srv.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
       idle.begin();
       res.once('close', () => idle.end());

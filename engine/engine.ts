@@ -17,6 +17,8 @@ import { mergeFilters, scopeFilter, type ScopeContext } from './search/scope.js'
 import { matchesFilter } from './store/filter.js';
 import type { MemoryStore } from './store/types.js';
 import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
+import { redact } from './redact/redact.js';
+import { redactValue } from './redact/deep.js';
 import type { AsOf, Category, MemoryFilter, MemoryVersion, Metadata, Scope, Source, Space, VersionRow } from './types.js';
 import { WriteQueue } from './write-queue.js';
 import { replicaWriter, type ReplicaWriter } from './replica-writer.js';
@@ -65,6 +67,20 @@ export interface AddInput {
   valid_to?: number | null | undefined;
 }
 
+/** Rows checked and appended per store call during an import. */
+const IMPORT_CHUNK = 500;
+/** Seq range read per step when an import looks for version ids held by other memories. */
+const SCAN_PAGE = 10_000;
+
+function isFiniteVector(v: ArrayLike<number>): boolean {
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
+  return true;
+}
+
+function importConflict(why: string, r: PlannedRow): EngineError {
+  return new EngineError('CONFLICT', `${why}; nothing was imported`, { memory_id: r.memory_id, version: r.version, version_id: r.version_id });
+}
+
 export interface PatchInput {
   content?: string | undefined;
   metadata?: Metadata | undefined;
@@ -76,6 +92,8 @@ export interface PatchInput {
   valid_from?: number | undefined;
   valid_to?: number | null | undefined;
   source?: Source | undefined;
+  /** A new owner (the caller, when a memory moves into their personal space); default: unchanged. */
+  owner_id?: string | null | undefined;
 }
 
 export interface SearchInput extends ScopeContext {
@@ -275,7 +293,8 @@ export class MemoryEngine {
     if (typeof content !== 'string' || content.trim().length === 0) {
       throw new EngineError('VALIDATION', 'content must be a non-empty string', { field: 'content' });
     }
-    return content.trim();
+    // Every write path (API, remember, ingest) ends here: nothing reaches the store unredacted.
+    return redact(content.trim()).text;
   }
 
   /**
@@ -284,7 +303,7 @@ export class MemoryEngine {
    */
   async add(input: AddInput): Promise<VersionRow[]> {
     const content = this.checkContent(input.content);
-    const metadata = checkMetadata(input.metadata, this.maxMetaBytes);
+    const metadata = redactValue(checkMetadata(input.metadata, this.maxMetaBytes)) as Metadata;
     if (!input.user_id) throw new EngineError('VALIDATION', 'user_id is required', { field: 'user_id' });
     if (input.memory_id !== undefined && !isUuid(input.memory_id)) throw new EngineError('VALIDATION', 'memory_id must be a UUID', { field: 'memory_id' });
     const blocks = splitBlocks(content, this.maxChars);
@@ -348,7 +367,7 @@ export class MemoryEngine {
         limit: this.maxChars,
       });
     }
-    const metadata = patch.metadata === undefined ? undefined : checkMetadata(patch.metadata, this.maxMetaBytes);
+    const metadata = patch.metadata === undefined ? undefined : (redactValue(checkMetadata(patch.metadata, this.maxMetaBytes)) as Metadata);
     return this.writes.submit({
       plan: async (view) => {
         const last = await view.lastTx(memoryId);
@@ -364,7 +383,7 @@ export class MemoryEngine {
           agent_id: base.agent_id,
           app_id: base.app_id,
           run_id: base.run_id,
-          owner_id: base.owner_id,
+          owner_id: patch.owner_id === undefined ? base.owner_id : patch.owner_id,
           space: patch.space ?? base.space,
           repo: patch.repo === undefined ? base.repo : patch.repo,
           dir: patch.dir === undefined ? base.dir : patch.dir,
@@ -443,65 +462,80 @@ export class MemoryEngine {
 
   /**
    * Import version lines (an export, or another machine's history). Idempotent by version_id:
-   * versions already present are skipped. Returns counts.
+   * versions already present are skipped. All or nothing: every line is parsed and held to the
+   * limits of every write (content per block, metadata size and depth), and every version is
+   * checked against the store (a version number taken by another version, a version_id that
+   * belongs to another memory) before the first row is appended, all under the write lock.
    */
   async import(
     lines: Iterable<string> | AsyncIterable<string>,
     opts: { rewrite?: (row: PlannedRow) => PlannedRow } = {},
   ): Promise<{ imported: number; skipped: number; memories: number }> {
-    await this.writes.idle();
-    let imported = 0;
-    let skipped = 0;
-    const memories = new Set<string>();
-    let batch: PlannedRow[] = [];
+    const rows: PlannedRow[] = [];
     let lineNo = 0;
-    // Each batch is checked and appended holding the write lock, so neither a local write nor a
-    // replication step (sync) can slip a version in between the check and the append.
-    const flush = (): Promise<void> => this.writes.exclusive(flushBatch);
-    const flushBatch = async (): Promise<void> => {
-      if (batch.length === 0) return;
-      const ids = [...new Set(batch.map((r) => r.memory_id))];
-      const existing = await this.store.versionsOf(ids);
-      const known = new Set(existing.map((r) => r.version_id));
-      const taken = new Set(existing.map((r) => `${r.memory_id}:${r.version}`));
-      const fresh: PlannedRow[] = [];
-      for (const r of batch) {
-        if (known.has(r.version_id)) {
-          skipped++;
-          continue;
-        }
-        const key = `${r.memory_id}:${r.version}`;
-        if (taken.has(key)) {
-          throw new EngineError('CONFLICT', `memory ${r.memory_id} already has a different version ${r.version}; nothing after it was imported`, {
-            memory_id: r.memory_id,
-            version: r.version,
-          });
-        }
-        taken.add(key);
-        known.add(r.version_id);
-        fresh.push(r);
-        memories.add(r.memory_id);
-      }
-      fresh.sort((a, b) => (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : a.version - b.version));
-      if (fresh.length > 0) {
-        await this.embedRows(fresh.filter((r) => !r.deleted));
-        const stored = await this.store.append(fresh);
-        this.emit(stored);
-        imported += fresh.length;
-      }
-      batch = [];
-    };
     for await (const raw of lines as AsyncIterable<string>) {
       lineNo++;
       const text = raw.trim();
       if (text === '') continue;
       const parsed = parseImportLine(text, lineNo);
-      batch.push(opts.rewrite ? opts.rewrite(parsed) : parsed);
-      if (batch.length >= 500) await flush();
+      const row = opts.rewrite ? opts.rewrite(parsed) : parsed;
+      try {
+        this.checkReplicaRow(row);
+      } catch (err) {
+        if (err instanceof EngineError) throw new EngineError(err.code, `line ${lineNo}: ${err.message}; nothing was imported`, { ...(err.details as object | undefined), line: lineNo });
+        throw err;
+      }
+      rows.push(row);
     }
-    await flush();
-    this.queryCache.clear();
-    return { imported, skipped, memories: memories.size };
+    await this.writes.idle();
+    return this.writes.exclusive(async () => {
+      const ids = [...new Set(rows.map((r) => r.memory_id))];
+      const owner = new Map<string, string>();
+      const taken = new Set<string>();
+      for (let i = 0; i < ids.length; i += IMPORT_CHUNK) {
+        for (const v of await this.store.versionsOf(ids.slice(i, i + IMPORT_CHUNK))) {
+          owner.set(v.version_id, v.memory_id);
+          taken.add(`${v.memory_id}:${v.version}`);
+        }
+      }
+      const fresh: PlannedRow[] = [];
+      let skipped = 0;
+      for (const r of rows) {
+        const holder = owner.get(r.version_id);
+        if (holder === r.memory_id) {
+          skipped++;
+          continue;
+        }
+        if (holder !== undefined) throw importConflict(`version ${r.version_id} already belongs to memory ${holder}`, r);
+        const key = `${r.memory_id}:${r.version}`;
+        if (taken.has(key)) throw importConflict(`memory ${r.memory_id} already has a different version ${r.version}`, r);
+        taken.add(key);
+        owner.set(r.version_id, r.memory_id);
+        fresh.push(r);
+      }
+      await this.refuseForeignVersionIds(fresh, new Set(ids));
+      fresh.sort((a, b) => (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : a.version - b.version));
+      for (let i = 0; i < fresh.length; i += IMPORT_CHUNK) {
+        const batch = fresh.slice(i, i + IMPORT_CHUNK);
+        await this.embedRows(batch.filter((r) => !r.deleted));
+        this.emit(await this.store.append(batch));
+      }
+      this.queryCache.clear();
+      return { imported: fresh.length, skipped, memories: new Set(fresh.map((r) => r.memory_id)).size };
+    });
+  }
+
+  /** A version_id is the identity of one version: refuse ids already held by memories outside the import. */
+  private async refuseForeignVersionIds(fresh: readonly PlannedRow[], importedMemories: ReadonlySet<string>): Promise<void> {
+    if (fresh.length === 0) return;
+    const wanted = new Map(fresh.map((r) => [r.version_id, r]));
+    const { lastSeq } = await this.store.stats();
+    for (let after = 0; after < lastSeq; after += SCAN_PAGE) {
+      for (const v of await this.store.changes(after, SCAN_PAGE)) {
+        const r = wanted.get(v.version_id);
+        if (r && !importedMemories.has(v.memory_id)) throw importConflict(`version ${v.version_id} already belongs to memory ${v.memory_id}`, r);
+      }
+    }
   }
 
   /**
@@ -551,6 +585,9 @@ export class MemoryEngine {
     try {
       const vectors = await this.embedder!.embedDocuments(need.map((r) => r.content));
       need.forEach((r, i) => {
+        // A vector with NaN or Infinity (a model fault on odd text) is refused by the store and
+        // would poison search: keep the row without one (full-text still finds it).
+        if (!isFiniteVector(vectors[i]!)) return;
         r.vector = vectors[i]!;
         r.embed_model = this.embedder!.model;
       });
@@ -577,8 +614,11 @@ export class MemoryEngine {
       const rows = await this.store.unembedded(this.embedder.model, batch);
       if (rows.length === 0) break;
       const vectors = await this.embedder.embedDocuments(rows.map((r) => r.content));
-      await this.store.setVectors(rows.map((r, i) => ({ version_id: r.version_id, vector: vectors[i]!, model: this.embedder!.model })));
-      done += rows.length;
+      const finite = rows.flatMap((r, i) => (isFiniteVector(vectors[i]!) ? [{ version_id: r.version_id, vector: vectors[i]!, model: this.embedder!.model }] : []));
+      // Rows whose text embeds to a non-finite vector stay text-only; stop rather than retry them forever.
+      if (finite.length === 0) break;
+      await this.store.setVectors(finite);
+      done += finite.length;
       if (rows.length < batch) break;
     }
     if (done > 0) this.log.info('embedded backlog', { rows: done });
@@ -686,6 +726,7 @@ export class MemoryEngine {
     const t0 = performance.now();
     try {
       const vector = await this.embedder.embedQuery(key);
+      if (!isFiniteVector(vector)) return { vector: null, ms: performance.now() - t0 };
       this.queryCache.set(key, { model: this.embedder.model, vector });
       if (this.queryCache.size > QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
       return { vector, ms: performance.now() - t0 };

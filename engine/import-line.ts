@@ -2,11 +2,14 @@
 import { z } from 'zod';
 import { EngineError } from './errors.js';
 import { isUuid } from './ids.js';
+import { isoTimeMs } from './iso-time.js';
 import { CATEGORIES, SOURCE_KINDS, SPACES, type VersionRow } from './types.js';
 import { contentHash } from './text/content.js';
+import { redactValue } from './redact/deep.js';
+import { redact } from './redact/redact.js';
 import type { PlannedRow } from './bitemporal.js';
 
-const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 time');
+const isoTime = z.string().refine((s) => isoTimeMs(s) !== null, 'must be a real ISO-8601 time');
 const uuid = z.string().refine(isUuid, 'must be a UUID');
 const nullableString = z.string().max(1024).nullable();
 
@@ -56,14 +59,17 @@ export function parseVersionRecord(json: unknown, lineNo: number): PlannedRow {
     throw new EngineError('VALIDATION', `line ${lineNo}: ${issue.path.join('.') || 'line'} ${issue.message}`, { line: lineNo, path: issue.path });
   }
   const l = r.data;
+  // Imports and sync pushes carry text written elsewhere: redact it like every local write.
+  const content = redact(l.content).text;
+  const metadata = redactValue(l.metadata) as VersionRow['metadata'];
   if (l.tx > l.version) throw new EngineError('VALIDATION', `line ${lineNo}: tx cannot exceed version`, { line: lineNo });
   const row: Omit<VersionRow, 'seq'> = {
     version_id: l.version_id,
     memory_id: l.memory_id,
     version: l.version,
     tx: l.tx,
-    content: l.content,
-    content_hash: l.content_hash ?? contentHash(l.content),
+    content,
+    content_hash: content === l.content && l.content_hash ? l.content_hash : contentHash(content),
     user_id: l.user_id,
     agent_id: l.agent_id,
     app_id: l.app_id,
@@ -73,7 +79,7 @@ export function parseVersionRecord(json: unknown, lineNo: number): PlannedRow {
     repo: l.repo,
     dir: l.dir,
     category: l.category,
-    metadata: l.metadata,
+    metadata,
     source: l.source as VersionRow['source'],
     valid_from: Date.parse(l.valid_from),
     valid_to: l.valid_to === null ? null : Date.parse(l.valid_to),

@@ -64,6 +64,8 @@ export type {
 export { assembleContext, estimateTokens, CONTEXT_OPEN, CONTEXT_CLOSE } from './recall/assemble.js';
 export type { ContextItem, ContextSection, AssembleOptions } from './recall/assemble.js';
 export { redact, containsSecret } from './redact/redact.js';
+export { redactValue } from './redact/deep.js';
+export { isoTimeMs } from './iso-time.js';
 export type { RedactResult, RedactFinding } from './redact/redact.js';
 export type { IngestBase, IngestResult } from './ingest.js';
 export { RuleExtractor } from './extract/rule-extractor.js';

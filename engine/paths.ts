@@ -30,12 +30,25 @@ export interface Paths {
   schemaFile: string;
 }
 
-/** The daemon's socket: inside the home, or a short hashed name in the temp dir for long homes. */
-export function socketPath(home: string): string {
+/**
+ * The daemon's socket, always inside a directory only this user may enter (mode 0700, checked by
+ * the daemon before it listens and by every client before it sends): the data dir itself, or, when
+ * that path is too long for a socket, a private directory under `$XDG_RUNTIME_DIR` (per user by
+ * definition) or else `memory-service-<uid>` in the temp dir. That last name is predictable, but
+ * it is per user and verified: a directory another user made there is refused, never used.
+ */
+export function socketPath(home: string, env: NodeJS.ProcessEnv = process.env): string {
   const inside = path.join(home, 'daemon.sock');
   if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) return inside;
   const hash = createHash('sha256').update(path.resolve(home)).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `memory-service-${hash}.sock`);
+  return path.join(privateRuntimeDir(env), `${hash}.sock`);
+}
+
+/** The per-user directory for sockets of long data dirs (see `socketPath`). */
+export function privateRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_RUNTIME_DIR;
+  if (xdg && path.isAbsolute(xdg) && Buffer.byteLength(xdg) <= 60) return path.join(xdg, 'memory-service');
+  return path.join(os.tmpdir(), `memory-service-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
 }
 
 export function resolvePaths(home: string): Paths {

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
-import { createApp, IdempotencyStore } from '../api/index.js';
+import { answerClientErrors, createApp, IdempotencyStore } from '../api/index.js';
 import { createEmbedder, extractorFor, ResidentBudget, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
 import { authenticate, callerOfRes } from './auth.js';
 import { projectContext } from './context.js';
@@ -112,6 +112,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         const server = http.createServer(app);
+        answerClientErrors(server);
         server.keepAliveTimeout = 65_000;
         server.once('error', reject);
         server.listen(port, host, () => {

@@ -19,6 +19,7 @@ export function projectContext(projects: ProjectRegistry, idempotency: Idempoten
     const ctx: ApiContext = {
       engine: project.engine,
       principal: member,
+      tenant: caller.project_id,
       permissions: new Set<Permission>(caller.permissions),
       readFilter: { personal_owner: member },
       ownerId: member,

@@ -1,12 +1,13 @@
 /**
- * /v1/orgs/:org/projects/:project/keys: org managers list (prefix and last use only), create
- * (the secret is in the response, once) and revoke keys; a member may also revoke their own.
- * A key's permissions may not exceed its member's role (a reader gets read-only keys).
+ * /v1/orgs/:org/projects/:project/keys: org managers list (prefix and last use only); keys are
+ * created (the secret is in the response, once) and revoked under the rules of access.ts: members
+ * make and revoke their own, managers onboard others and revoke keys of members they do not
+ * outrank. A key's permissions may not exceed its member's role (a reader gets read-only keys).
  */
 import { Router } from 'express';
 import { z } from 'zod';
 import { parseBody } from '../api/index.js';
-import { keyPermissionsFor, requireManager, requireOwnOrg } from './access.js';
+import { keyPermissionsFor, requireKeyIssue, requireKeyRevoke, requireManager, requireOwnOrg } from './access.js';
 import { callerOfRes } from './auth.js';
 import { pageOf, pageParams, parseQuery } from './paging.js';
 import type { TenancyStore } from './tenancy.js';
@@ -38,11 +39,12 @@ export function keyRoutes(tenancy: TenancyStore, pageSizeMax: number): Router {
 
   r.post('/orgs/:org/projects/:project/keys', (req, res) => {
     const caller = callerOfRes(res);
-    requireManager(caller, String(req.params.org));
+    requireOwnOrg(caller, String(req.params.org));
     const p = projectIn(tenancy, caller.org_id, String(req.params.project));
     const b = parseBody(createSchema, req.body);
     const member = memberIn(tenancy, caller.org_id, b.member_id);
-    const permissions = keyPermissionsFor(member.role, b.permissions);
+    requireKeyIssue(caller, member, p.project_id, tenancy.keys(p.project_id).filter((k) => k.member_id === member.member_id).length);
+    const permissions = keyPermissionsFor(member.role, b.permissions, member.member_id === caller.member.member_id ? caller.permissions : undefined);
     const { secret, record } = tenancy.createKey(p.project_id, member.member_id, permissions, b.name ?? `${member.name} key`);
     res.status(201).json({ key: secret, ...keyJson(record) });
   });
@@ -61,7 +63,7 @@ export function keyRoutes(tenancy: TenancyStore, pageSizeMax: number): Router {
     parseQuery(noQuery, req.query);
     const p = projectIn(tenancy, caller.org_id, String(req.params.project));
     const k = keyIn(tenancy, p.project_id, String(req.params.key));
-    if (k.member_id !== caller.member.member_id) requireManager(caller, caller.org_id);
+    requireKeyRevoke(caller, tenancy.member(k.member_id));
     res.json(keyJson(tenancy.revokeKey(k.key_id)!));
   });
 

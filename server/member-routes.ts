@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { httpError, parseBody } from '../api/index.js';
-import { requireManager, requireOwnerFor, requireOwnOrg } from './access.js';
+import { requireManager, requireNotOutranked, requireOwnerFor, requireOwnOrg } from './access.js';
 import { callerOfRes } from './auth.js';
 import { pageOf, pageParams, parseQuery } from './paging.js';
 import type { TenancyStore } from './tenancy.js';
@@ -60,6 +60,7 @@ export function memberRoutes(tenancy: TenancyStore, pageSizeMax: number): Router
     requireManager(caller, String(req.params.org));
     const m = memberIn(tenancy, caller.org_id, String(req.params.member));
     const b = parseBody(patchSchema, req.body);
+    requireNotOutranked(caller, m, 'changing the member record');
     if (b.role !== undefined && b.role !== m.role) requireOwnerFor(caller, [m.role, b.role]);
     if (b.role !== undefined && b.role !== 'owner' && lastOwner(tenancy, m)) {
       throw httpError('CONFLICT', 'this is the organization’s last owner; make someone else owner first', { member_id: m.member_id });
@@ -72,6 +73,7 @@ export function memberRoutes(tenancy: TenancyStore, pageSizeMax: number): Router
     requireManager(caller, String(req.params.org));
     parseQuery(noQuery, req.query);
     const m = memberIn(tenancy, caller.org_id, String(req.params.member));
+    requireNotOutranked(caller, m, 'removing the member');
     requireOwnerFor(caller, [m.role]);
     if (lastOwner(tenancy, m)) throw httpError('CONFLICT', 'this is the organization’s last owner; make someone else owner first', { member_id: m.member_id });
     const revoked = tenancy.removeMember(m.member_id) ?? [];

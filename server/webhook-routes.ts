@@ -7,6 +7,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { ctxOf, httpError, parseBody, requirePermission, requireUuid } from '../api/index.js';
 import { callerOfRes } from './auth.js';
+import { requireWebhookRetarget } from './access.js';
 import { projectOf } from './context.js';
 import { isEventPattern } from './event-types.js';
 import { pageOf, pageParams, parseQuery } from './paging.js';
@@ -72,6 +73,7 @@ export function webhookRoutes(opts: { pageSizeMax: number; allowPrivate: boolean
     const hook = hookOf(res, String(req.params.id));
     const b = parseBody(patchSchema, req.body);
     const p = projectOf(res);
+    if (b.url !== undefined || b.events !== undefined) requireWebhookRetarget(callerOfRes(res), hook.member_id);
     const patch: Parameters<typeof p.webhooks.update>[1] = {};
     if (b.url !== undefined) patch.url = await vetUrl(b.url, opts.allowPrivate);
     if (b.events !== undefined) patch.events = [...new Set(b.events)];

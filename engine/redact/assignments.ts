@@ -13,7 +13,7 @@ import { isHighEntropy, isIdentifier, isLiteralValue, looksSecretish } from './v
 const STRONG =
   'password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key(?:[_-]?base)?|' +
   'private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|session[_-]?key|client[_-]?secret|credentials?';
-const WEAK = 'key|auth|salt|signature|sig|dsn|cookie|seed|pass|license';
+const WEAK = 'key|auth|salt|signature|sig|dsn|cookie|seed|pass|license|hmac|material';
 
 // The name must end with the secret word (`max_tokens`, `password_hash`, `tokenizer` do not).
 const NAME = new RegExp(
@@ -42,7 +42,7 @@ function findAssignments(text: string): Found[] {
     const strong = STRONG_END.test(name);
     let ok: boolean;
     if (!strong) ok = isHighEntropy(raw);
-    else if (value.quoted) ok = isLiteralValue(raw);
+    else if (value.quoted) ok = isLiteralValue(raw) || quotedSecret(raw);
     else if (flag) ok = isLiteralValue(raw) && !raw.startsWith('-');
     else if (op === ':') ok = colonValueOk(text, m.index, value.end, raw);
     else ok = isLiteralValue(raw) && !(isIdentifier(raw) && !/^[A-Z][A-Z0-9_]*$/.test(name));
@@ -51,6 +51,14 @@ function findAssignments(text: string): Found[] {
     NAME.lastIndex = Math.max(NAME.lastIndex, value.end);
   }
   return out;
+}
+
+/**
+ * A quoted value is a string literal, so brackets in it are characters, not code: Django's
+ * `SECRET_KEY = 'django-insecure-(x…'`. Still not a call written as a string (`"getPass()"`).
+ */
+function quotedSecret(raw: string): boolean {
+  return raw.length >= 12 && !/^[A-Za-z_$][\w$.]*\(.*\)$/.test(raw) && isLiteralValue(raw.replace(/[()[\]{}]/g, 'x')) && looksSecretish(raw);
 }
 
 interface Value extends Span {

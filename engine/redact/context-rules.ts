@@ -32,8 +32,9 @@ export const CONTEXT_RULES: readonly SecretRule[] = [
   urlCredentials('connection_string', DB_SCHEMES),
   regexRule('connection_string', /(?<![\w.-])(?:Password|Pwd)\s*=\s*([^;"'\n]*[^;"'\s])/gi, { groups: [1], accept: adoAccept }),
   urlCredentials('url_credentials', '[a-z][a-z0-9+.-]{1,20}'),
-  regexRule('basic_auth', /\bAuthorization["']?\s*[:=]\s*["']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})/gi, { groups: [1] }),
-  regexRule('bearer_token', /\bAuthorization["']?\s*[:=]\s*["']?(?:Bearer|Token)\s+([A-Za-z0-9._~+/-]{8,}=*)/gi, {
+  // `Authorization: Basic …`, and nginx's `proxy_set_header Authorization "Basic …";` (no colon).
+  regexRule('basic_auth', /\bAuthorization["']?(?:\s*[:=]\s*|\s+)["']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})/gi, { groups: [1] }),
+  regexRule('bearer_token', /\bAuthorization["']?(?:\s*[:=]\s*|\s+)["']?(?:Bearer|Token)\s+([A-Za-z0-9._~+/-]{8,}=*)/gi, {
     groups: [1],
     accept: (v) => !v.startsWith('[REDACTED:'),
   }),

@@ -9,9 +9,11 @@
  * - Idempotent: placeholders are never matched again, so `redact(redact(x).text)` changes nothing.
  */
 import { ASSIGNMENT_RULE } from './assignments.js';
+import { COMMAND_RULES } from './command-rules.js';
 import { CONTEXT_RULES } from './context-rules.js';
 import { privateSpans } from './private-spans.js';
 import type { SecretRule, Span } from './rule.js';
+import { PROVIDER_RULES } from './provider-rules.js';
 import { TOKEN_RULES } from './token-rules.js';
 
 export interface RedactFinding {
@@ -28,7 +30,7 @@ export interface RedactResult {
 }
 
 /** Most specific first: a format-identified token beats "a value assigned to `token`". */
-const RULES: readonly SecretRule[] = [...TOKEN_RULES, ...CONTEXT_RULES, ASSIGNMENT_RULE];
+const RULES: readonly SecretRule[] = [...TOKEN_RULES, ...PROVIDER_RULES, ...CONTEXT_RULES, ...COMMAND_RULES, ASSIGNMENT_RULE];
 
 const PLACEHOLDER = /\[REDACTED:[a-z0-9_]+\]/g;
 

@@ -3,6 +3,7 @@
  * more to load than the whole request takes). One request per connection.
  */
 import net from 'node:net';
+import { untrustedSocket } from './socket-trust.js';
 
 export interface HookResponse {
   status: number;
@@ -15,6 +16,9 @@ export class Reset extends Error {}
 
 export function post(socketPath: string, path: string, payload: unknown, timeoutMs: number): Promise<HookResponse> {
   const body = Buffer.from(JSON.stringify(payload), 'utf8');
+  // Another user's socket (or one in a directory others may enter) gets nothing: as if no daemon ran.
+  const untrusted = untrustedSocket(socketPath);
+  if (untrusted) return Promise.reject(new Unreachable(untrusted));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let settled = false;

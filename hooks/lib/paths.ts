@@ -13,10 +13,12 @@ export function serviceHome(env: NodeJS.ProcessEnv): string {
   return path.resolve(h && h.trim() ? h : path.join(os.homedir(), '.memory-service'));
 }
 
-export async function hookSocketPath(home: string): Promise<string> {
+export async function hookSocketPath(home: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const inside = path.join(home, 'daemon.sock');
   if (Buffer.byteLength(inside) <= 100) return inside;
   const { createHash } = await import('node:crypto');
   const hash = createHash('sha256').update(path.resolve(home)).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `memory-service-${hash}.sock`);
+  const xdg = env.XDG_RUNTIME_DIR;
+  const dir = xdg && path.isAbsolute(xdg) && Buffer.byteLength(xdg) <= 60 ? path.join(xdg, 'memory-service') : path.join(os.tmpdir(), `memory-service-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
+  return path.join(dir, `${hash}.sock`);
 }

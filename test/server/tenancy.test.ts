@@ -27,21 +27,21 @@ describe('roles cap key permissions', () => {
     assert.deepEqual(ok(await s.as(t.bob.key)('GET', '/api/v1/verify')).scopes, ['read', 'write']);
     assert.deepEqual(ok(await s.as(t.bAdmin.key)('GET', '/api/v1/verify')).scopes, ['read', 'write', 'admin']);
     const before = ok(await s.req('GET', keysA())).results.length;
-    const r = await s.req('POST', keysA(), { member_id: t.reader.member, permissions: ['read', 'write'] });
+    const r = await s.as(t.reader.key)('POST', keysA(), { member_id: t.reader.member, permissions: ['read', 'write'] });
     assertError(r, 422, 'VALIDATION_FAILED');
     assert.deepEqual(r.json.error.details.allowed, ['read']);
-    assertError(await s.req('POST', keysA(), { member_id: t.bob.member, permissions: ['admin'] }), 422, 'VALIDATION_FAILED');
-    assertError(await s.req('POST', keysA(), { member_id: t.bob.member, permissions: ['root'] }), 422, 'VALIDATION_FAILED');
+    assertError(await s.as(t.bob.key)('POST', keysA(), { member_id: t.bob.member, permissions: ['admin'] }), 422, 'VALIDATION_FAILED');
+    assertError(await s.as(t.bob.key)('POST', keysA(), { member_id: t.bob.member, permissions: ['root'] }), 422, 'VALIDATION_FAILED');
     assertError(await s.req('POST', keysA(), { member_id: t.other.member }), 404, 'NOT_FOUND');
     assert.equal(ok(await s.req('GET', keysA())).results.length, before, 'nothing was created');
-    const readOnly = ok(await s.req('POST', keysA(), { member_id: t.bob.member, permissions: ['read'], name: 'ci reader' }), 201);
+    const readOnly = ok(await s.as(t.bob.key)('POST', keysA(), { member_id: t.bob.member, permissions: ['read'], name: 'ci reader' }), 201);
     assert.deepEqual(readOnly.permissions, ['read']);
     assertError(await s.as(readOnly.key)('POST', '/v1/memories', { user_id: 'b', content: 'x' }), 403, 'FORBIDDEN');
     assertError(await s.as(t.reader.key)('POST', '/v1/memories', { user_id: 'r', content: 'x' }), 403, 'FORBIDDEN');
   });
 
   it('lists keys with prefix and last use only, never the hash or the secret', async () => {
-    const k = ok(await s.req('POST', keysA(), { member_id: t.alice.member, name: 'laptop' }), 201);
+    const k = ok(await s.as(t.alice.key)('POST', keysA(), { member_id: t.alice.member, name: 'laptop' }), 201);
     assert.match(k.key, /^msk_/);
     await s.as(k.key)('GET', '/v1/memories?limit=1');
     const listed = ok(await s.req('GET', `${keysA()}?member_id=${t.alice.member}`)).results;
@@ -61,7 +61,7 @@ describe('who manages the org', () => {
       assertError(await as('GET', `${orgPath()}/members`), 403, 'FORBIDDEN');
       assertError(await as('POST', `${orgPath()}/members`, { name: 'Eve', role: 'admin' }), 403, 'FORBIDDEN');
       assertError(await as('POST', `${orgPath()}/projects`, { name: 'sneaky' }), 403, 'FORBIDDEN');
-      assertError(await as('POST', keysA(), { member_id: t.alice.member }), 403, 'FORBIDDEN');
+      assertError(await as('POST', keysA(), { member_id: t.bAdmin.member }), 403, 'FORBIDDEN');
       assertError(await as('PATCH', orgPath(), { name: 'renamed' }), 403, 'FORBIDDEN');
       assertError(await as('POST', '/v1/orgs', { name: 'x', owner: { name: 'y' } }), 403, 'FORBIDDEN');
     }
@@ -102,7 +102,7 @@ describe('who manages the org', () => {
   });
 
   it('lets a member revoke their own key, and only managers revoke others', async () => {
-    const k = ok(await s.req('POST', keysA(), { member_id: t.alice.member, name: 'old laptop' }), 201);
+    const k = ok(await s.as(t.alice.key)('POST', keysA(), { member_id: t.alice.member, name: 'old laptop' }), 201);
     assertError(await s.as(t.bob.key)('DELETE', `${keysA()}/${k.key_id}`), 403, 'FORBIDDEN');
     const revoked = ok(await s.as(k.key)('DELETE', `${keysA()}/${k.key_id}`));
     assert.notEqual(revoked.revoked_at, null);
