@@ -2,7 +2,7 @@
  * The CLI's one entry: pick the command, run it, and turn every failure into a message and a
  * documented exit code (see EXIT). Never prints a stack trace to users.
  */
-import { DaemonClient } from '../daemon/client.js';
+import { DaemonApiError, DaemonClient, DaemonUnreachableError } from '../daemon/client.js';
 import { ConfigError, EngineError, loadConfig, resolvePaths, type Config } from '../engine/index.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext, type Io } from './command.js';
 import { COMMANDS, type CommandEntry } from './registry.js';
@@ -74,27 +74,43 @@ async function reportOutcome(path: string[], code: number, ms: number, ctx: Comm
   await new DaemonClient({ socketPath: resolvePaths(config.home).socket, timeoutMs: 500 }).request('POST', '/v1/telemetry/events', event).catch(() => {});
 }
 
+/** The exit code and error code (for --json) of a failure. */
+export function classify(err: unknown): { exit: number; code: string; message: string } {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof UsageError) return { exit: EXIT.USAGE, code: 'USAGE', message };
+  if (err instanceof ConfigError) return { exit: EXIT.CONFIG, code: 'CONFIG', message };
+  if (err instanceof CliError) return { exit: err.exitCode, code: EXIT_CODE_NAMES[err.exitCode] ?? 'FAILED', message };
+  if (err instanceof EngineError) return { exit: err.code === 'NOT_FOUND' ? EXIT.NOT_FOUND : EXIT.FAILED, code: err.code, message };
+  if (err instanceof DaemonUnreachableError) return { exit: EXIT.DAEMON_UNREACHABLE, code: 'DAEMON_UNREACHABLE', message };
+  if (err instanceof DaemonApiError) {
+    if (err.status === 404) return { exit: EXIT.NOT_FOUND, code: err.code, message };
+    if (err.status === 401 || err.status === 403) return { exit: EXIT.UNAUTHORIZED, code: err.code, message };
+    if (err.status === 400 || err.status === 422) return { exit: EXIT.USAGE, code: err.code, message };
+    return { exit: EXIT.FAILED, code: err.code, message };
+  }
+  return { exit: EXIT.FAILED, code: 'FAILED', message: `service: ${message}` };
+}
+
+const EXIT_CODE_NAMES: Record<number, string> = { [EXIT.FAILED]: 'FAILED', [EXIT.USAGE]: 'USAGE', [EXIT.DAEMON_UNREACHABLE]: 'DAEMON_UNREACHABLE', [EXIT.CONFIG]: 'CONFIG', [EXIT.NOT_FOUND]: 'NOT_FOUND', [EXIT.UNAUTHORIZED]: 'UNAUTHORIZED' };
+
+/** Did the caller ask for JSON (before a `--` that ends options)? */
+export function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** Report a failure: a message on stderr, or with --json `{"error":{code,message}}` on stdout. */
+export function reportError(err: unknown, json: boolean, ctx: CommandContext): number {
+  const c = classify(err);
+  if (json) ctx.json({ error: { code: c.code, message: c.message } });
+  else ctx.err(c.message);
+  return c.exit;
+}
+
 async function run(command: Command, args: string[], ctx: CommandContext): Promise<number> {
   try {
     return await command.run(args, ctx);
   } catch (err) {
-    if (err instanceof UsageError) {
-      ctx.err(err.message);
-      return EXIT.USAGE;
-    }
-    if (err instanceof ConfigError) {
-      ctx.err(err.message);
-      return EXIT.CONFIG;
-    }
-    if (err instanceof CliError) {
-      ctx.err(err.message);
-      return err.exitCode;
-    }
-    if (err instanceof EngineError) {
-      ctx.err(err.message);
-      return err.code === 'NOT_FOUND' ? EXIT.NOT_FOUND : EXIT.FAILED;
-    }
-    ctx.err(`service: ${err instanceof Error ? err.message : String(err)}`);
-    return EXIT.FAILED;
+    return reportError(err, wantsJson(args), ctx);
   }
 }
