@@ -6,6 +6,7 @@ import { DaemonApiError, DaemonClient, DaemonUnreachableError } from '../daemon/
 import { ConfigError, EngineError, loadConfig, resolvePaths, type Config } from '../engine/index.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext, type Io } from './command.js';
 import { COMMANDS, type CommandEntry } from './registry.js';
+import { VERSION } from './version.js';
 
 function helpText(commands: CommandEntry[]): string {
   const lines = ['usage: service <command> [options]   (every command takes --json)', '', 'commands:'];
@@ -33,6 +34,11 @@ export async function runCli(argv: string[], io: Io, commands: CommandEntry[] = 
     err: (t) => void io.stderr.write(t + '\n'),
     json: (v) => void io.stdout.write(JSON.stringify(v, null, 2) + '\n'),
   };
+  if (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version') {
+    if (argv.includes('--json')) ctx.json({ version: VERSION, node: process.versions.node, cli: process.argv[1] ?? null });
+    else ctx.out(VERSION);
+    return EXIT.OK;
+  }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     const fallback = argv.length === 0 ? findCommand(['tui'], commands) : null;
     if (fallback) return run(await fallback.command.load(), [], ctx);
