@@ -3,7 +3,7 @@
  * documented exit code (see EXIT). Never prints a stack trace to users.
  */
 import { DaemonApiError, DaemonClient, DaemonUnreachableError } from '../daemon/client.js';
-import { ConfigError, EngineError, loadConfig, resolvePaths, type Config } from '../engine/index.js';
+import { ConfigError, EngineError, loadConfigWithFile, resolvePaths, type Config } from '../engine/index.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext, type Io } from './command.js';
 import { COMMANDS, type CommandEntry } from './registry.js';
 import { VERSION } from './version.js';
@@ -29,7 +29,7 @@ export async function runCli(argv: string[], io: Io, commands: CommandEntry[] = 
   let cached: Config | undefined;
   const ctx: CommandContext = {
     io,
-    config: () => (cached ??= loadConfig(io.env)),
+    config: () => (cached ??= loadConfigWithFile(io.env)),
     out: (t = '') => void io.stdout.write(t + '\n'),
     err: (t) => void io.stderr.write(t + '\n'),
     json: (v) => void io.stdout.write(JSON.stringify(v, null, 2) + '\n'),

@@ -43,7 +43,7 @@ function hookBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number; telemetry?: Telemetry | null; jobs?: JobSources }): Router {
+export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number; telemetry?: Telemetry | null; jobs?: JobSources; settings?: Record<string, string> }): Router {
   const r = Router();
   if (opts.telemetry) {
     r.use(telemetryMiddleware(opts.telemetry, opts.defaultScope));
@@ -143,6 +143,11 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
     if (batch) forgets.restored(batch, [...restored, ...current]);
     if (b.memory_id && restored.length === 0) throw httpError('CONFLICT', `memory ${b.memory_id} is not forgotten; nothing to restore`, { memory_id: b.memory_id });
     res.json({ batch_id: batch?.id ?? null, forgotten_at: batch?.at ?? null, restored, already_current: current });
+  });
+
+  /** The settings this daemon runs with (secrets as fingerprints), for callers to compare with theirs. */
+  r.get('/local/config', (_req, res) => {
+    res.json({ pid: process.pid, settings: opts.settings ?? {} });
   });
 
   r.get('/local/forgets', (_req, res) => {

@@ -11,6 +11,7 @@ export type { Clock } from './clock.js';
 export { CONFIG_SCHEMA, loadConfig, configTableRows, ConfigError, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_CONTENT_CHARS } from './config.js';
 export type { Config, ConfigKey, Env } from './config.js';
 export { RENAMED_ENV } from './config.js';
+export { checkSetting, comparableSettings, configFilePath, describeSettings, envWithConfigFile, loadConfigWithFile, readConfigFile, settingName, writeConfigFile } from './config-file.js';
 export { resolvePaths, socketPath } from './paths.js';
 export type { Paths } from './paths.js';
 export { EngineError, notFound } from './errors.js';

@@ -5,15 +5,10 @@ import type { DaemonClient, LocalSearchHit } from '../../daemon/client.js';
 import { CATEGORIES, SCOPES, splitForgetMatches } from '../../engine/index.js';
 import { intFlag, parse } from '../args.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
-import { clientFor, ensureDaemon } from '../daemon-control.js';
+import { readyDaemon } from '../daemon-control.js';
 
-/** A client to a running daemon, starting one if needed. */
-async function daemon(ctx: CommandContext): Promise<DaemonClient> {
-  const config = ctx.config();
-  const r = await ensureDaemon(config, ctx.io.env);
-  if (r.started) ctx.err(`(started the memory daemon, pid ${r.pid})`);
-  return clientFor(config);
-}
+/** A client to a running daemon, starting one if needed (with warnings when settings differ). */
+const daemon = (ctx: CommandContext): Promise<DaemonClient> => readyDaemon(ctx);
 
 function oneLine(text: string, width = 100): string {
   const t = text.replace(/\s+/g, ' ').trim();
@@ -46,7 +41,8 @@ export const searchCommand: Command = {
     const r = await client.localSearch({
       query,
       cwd: process.cwd(),
-      ...(values.scope ? { scope: scopeOf(values.scope)! } : {}),
+      // The caller's default scope (env, then config file), not the daemon's.
+      scope: scopeOf(values.scope) ?? ctx.config().searchScope,
       ...(values.session ? { session_id: String(values.session) } : {}),
       top_k: intFlag(values['top-k'], 'top-k', 1, 100) ?? ctx.config().topK,
     });
@@ -118,7 +114,7 @@ export const forgetCommand: Command = {
     if (positionals.length > 0 && values.query) throw new UsageError(`give memory ids or --query, not both\nusage: ${this.usage}`);
     if (positionals.length === 0 && !values.query) throw new UsageError(`usage: ${this.usage}`);
     checkIds(positionals);
-    const scope = scopeOf(values.scope);
+    const scope = scopeOf(values.scope) ?? ctx.config().searchScope;
     const topK = intFlag(values['top-k'], 'top-k', 1, 100) ?? 20;
     const json = Boolean(values.json);
     const client = await daemon(ctx);
@@ -126,7 +122,7 @@ export const forgetCommand: Command = {
     let preview: { query: string; matches: unknown[]; weaker: unknown[] } | null = null;
     if (values.query) {
       const query = String(values.query);
-      const r = await client.localSearch({ query, cwd: process.cwd(), ...(scope ? { scope } : {}), top_k: topK });
+      const r = await client.localSearch({ query, cwd: process.cwd(), scope, top_k: topK });
       const { confident, weaker } = splitForgetMatches(query, r.results);
       const row = (m: LocalSearchHit): string => `  ${m.score.toFixed(2)}  ${m.memory_id}  [${m.category}] ${oneLine(m.content, 70)}`;
       preview = { query, matches: confident.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, category: m.category, content: m.content })), weaker: weaker.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, reason: m.reason, content: m.content })) };

@@ -1,7 +1,7 @@
 /** `service status`: capture state and health, with what to do when something is off. */
 import { parse } from '../args.js';
 import { EXIT, type Command } from '../command.js';
-import { clientFor, ensureDaemon } from '../daemon-control.js';
+import { readyDaemon } from '../daemon-control.js';
 
 interface Status {
   daemon: { pid: number; version: string; uptime_s: number; socket: string; home: string };
@@ -21,9 +21,7 @@ export const statusCommand: Command = {
   usage: 'service status [--session ID]',
   async run(args, ctx) {
     const { values } = parse(args, { session: { type: 'string' } }, this.usage);
-    const config = ctx.config();
-    await ensureDaemon(config, ctx.io.env);
-    const s = await clientFor(config).status<Status>({ cwd: process.cwd(), ...(values.session ? { session_id: String(values.session) } : {}) });
+    const s = await (await readyDaemon(ctx)).status<Status>({ cwd: process.cwd(), ...(values.session ? { session_id: String(values.session) } : {}) });
     if (values.json) {
       ctx.json(s);
       return EXIT.OK;

@@ -3,7 +3,7 @@ import { DaemonApiError } from '../../daemon/client.js';
 import type { RoundReport, SyncStatus } from '../../sync/index.js';
 import { parse } from '../args.js';
 import { CliError, EXIT, type Command, type CommandContext } from '../command.js';
-import { clientFor, ensureDaemon } from '../daemon-control.js';
+import { readyDaemon } from '../daemon-control.js';
 
 function ago(iso: string | null | undefined): string {
   if (!iso) return 'never';
@@ -38,9 +38,7 @@ export const syncStatusCommand: Command = {
   usage: 'service sync status',
   async run(args, ctx) {
     const { values } = parse(args, {}, this.usage);
-    const config = ctx.config();
-    await ensureDaemon(config, ctx.io.env);
-    const s = await clientFor(config).syncStatus<SyncStatus>();
+    const s = await (await readyDaemon(ctx)).syncStatus<SyncStatus>();
     if (values.json) ctx.json(s);
     else printStatus(s, ctx);
     return EXIT.OK;
@@ -55,11 +53,10 @@ export const syncNowCommand: Command = {
   usage: 'service sync now [--retry-parked]',
   async run(args, ctx) {
     const { values } = parse(args, { 'retry-parked': { type: 'boolean' } }, this.usage);
-    const config = ctx.config();
-    await ensureDaemon(config, ctx.io.env);
+    const client = await readyDaemon(ctx, 600_000);
     let r: { round: RoundReport; status: SyncStatus };
     try {
-      r = await clientFor(config, 600_000).syncNow<{ round: RoundReport; status: SyncStatus }>(values['retry-parked'] ? { retry_parked: true } : {});
+      r = await client.syncNow<{ round: RoundReport; status: SyncStatus }>(values['retry-parked'] ? { retry_parked: true } : {});
     } catch (err) {
       if (err instanceof DaemonApiError && err.code === 'CONFLICT') throw new CliError(err.message, EXIT.CONFIG);
       throw err;
