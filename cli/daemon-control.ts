@@ -32,10 +32,11 @@ export async function daemonHealth(config: Config, timeoutMs = 1000): Promise<{ 
  * Make sure a daemon answers; start one in the background if needed. Returns its pid and whether
  * this call started it.
  */
-export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ pid: number | null; started: boolean }> {
+export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeoutMs = 30_000, opts: { explicit?: boolean } = {}): Promise<{ pid: number | null; started: boolean }> {
   const paths = resolvePaths(config.home);
   const running = await daemonHealth(config);
   if (running) return { pid: running.pid, started: false };
+  if (!config.autostart && !opts.explicit) throw new CliError(`the memory daemon is not running (SERVICE_AUTOSTART is off); start it with: service daemon start`, EXIT.DAEMON_UNREACHABLE);
   fs.mkdirSync(paths.logDir, { recursive: true, mode: 0o700 });
   const out = fs.openSync(path.join(paths.logDir, 'daemon.out'), 'a', 0o600);
   const child = spawn(process.execPath, [cliPath(), 'daemon', 'run', '--background'], { detached: true, stdio: ['ignore', out, out], env: daemonProcessEnv({ ...env, SERVICE_HOME: paths.home }) });

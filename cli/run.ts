@@ -7,11 +7,12 @@ import { ConfigError, EngineError, loadConfigWithFile, resolvePaths, type Config
 import { CliError, EXIT, UsageError, type Command, type CommandContext, type Io } from './command.js';
 import { COMMANDS, type CommandEntry } from './registry.js';
 import { VERSION } from './version.js';
+import { examplesFor } from './examples.js';
 
 function helpText(commands: CommandEntry[]): string {
   const lines = ['usage: service <command> [options]   (every command takes --json)', '', 'commands:'];
   for (const c of commands) lines.push(`  ${c.path.join(' ').padEnd(22)} ${c.summary}`);
-  lines.push('', 'Run "service <command> --help" for its options. SERVICE_HOME isolates all state.');
+  lines.push('', 'Run "service <command> --help" for its options and examples. SERVICE_HOME isolates all state;', 'service config keeps settings in it. Where `service` is the system\'s own command, type service-cli.');
   return lines.join('\n');
 }
 
@@ -39,21 +40,36 @@ export async function runCli(argv: string[], io: Io, commands: CommandEntry[] = 
     else ctx.out(VERSION);
     return EXIT.OK;
   }
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    const fallback = argv.length === 0 ? findCommand(['tui'], commands) : null;
+  const json = wantsJson(argv);
+  const words = argv.filter((a) => a !== '--json');
+  if (words.length === 0 || words[0] === '--help' || words[0] === '-h' || words[0] === 'help') {
+    // `service help <command>` is `service <command> --help`.
+    if (words[0] === 'help' && words.length > 1) return runCli([...words.slice(1), '--help'], io, commands);
+    const fallback = words.length === 0 && !json ? findCommand(['tui'], commands) : null;
     if (fallback) return run(await fallback.command.load(), [], ctx);
-    ctx.out(helpText(commands));
+    if (json) ctx.json({ version: VERSION, commands: commands.map((c) => ({ command: c.path.join(' '), summary: c.summary, examples: examplesFor(c.path) })) });
+    else ctx.out(helpText(commands));
     return EXIT.OK;
   }
+  const asksHelp = words.includes('--help') || words.includes('-h');
   const found = findCommand(argv, commands);
-  if (!found) {
-    const prefix = commands.filter((c) => c.path[0] === argv[0]);
-    ctx.err(prefix.length > 0 ? `unknown "${argv.join(' ')}"; try: ${prefix.map((c) => c.path.join(' ')).join(', ')}` : `unknown command "${argv[0]}"\n\n${helpText(commands)}`);
-    return EXIT.USAGE;
+  // A group word (`sync`, `config`, `daemon`) followed by a word that is no subcommand of it.
+  const group = commands.filter((c) => c.path.length > 1 && c.path[0] === argv[0]);
+  const strayWord = found && found.command.path.length === 1 && group.length > 0 && found.rest.length > 0 && !found.rest[0]!.startsWith('-');
+  const groupHelp = group.length > 0 && asksHelp && !strayWord && (!found || found.command.path.length === 1);
+  if (!found || strayWord || groupHelp) {
+    if (groupHelp) {
+      ctx.out([`service ${argv[0]} <subcommand>`, '', ...group.map((c) => `  ${c.path.join(' ').padEnd(22)} ${c.summary}`), '', `Run "service ${argv[0]} <subcommand> --help" for its options and examples.`].join('\n'));
+      return EXIT.OK;
+    }
+    const message = group.length > 0 ? `unknown "${words.join(' ')}"; try: ${group.map((c) => c.path.join(' ')).join(', ')}` : `unknown command "${argv[0]}"; run "service --help" for the list`;
+    return reportError(new UsageError(message), json, ctx);
   }
   const command = await found.command.load();
   if (found.rest.includes('--help') || found.rest.includes('-h')) {
-    ctx.out(`${command.summary}\nusage: ${command.usage}`);
+    const examples = examplesFor(command.path);
+    if (json) ctx.json({ command: command.path.join(' '), summary: command.summary, usage: command.usage, examples });
+    else ctx.out([command.summary, `usage: ${command.usage}`, ...(examples.length > 0 ? ['', 'examples:', ...examples.map((e) => `  ${e}`)] : [])].join('\n'));
     return EXIT.OK;
   }
   const t0 = performance.now();

@@ -19,10 +19,12 @@ export const daemonRunCommand: Command = {
     for (;;) {
       const r = await startDaemon({ config, paths, version: VERSION });
       if (!r.started) {
-        if (!values.background) ctx.out(`the daemon is already running (pid ${r.holder.pid})`);
+        if (values.json) ctx.json({ started: false, running: true, pid: r.holder.pid });
+        else if (!values.background) ctx.out(`the daemon is already running (pid ${r.holder.pid})`);
         return EXIT.OK;
       }
-      if (!values.background) ctx.out(`memory daemon ${VERSION} running (pid ${process.pid}, socket ${paths.socket}); Ctrl-C stops it`);
+      if (values.json) ctx.json({ started: true, running: true, pid: process.pid, socket: paths.socket });
+      else if (!values.background) ctx.out(`memory daemon ${VERSION} running (pid ${process.pid}, socket ${paths.socket}); Ctrl-C stops it`);
       const stop = (): void => {
         stopping = true;
         void r.running.stop();
@@ -83,7 +85,7 @@ export const daemonStartCommand: Command = {
   usage: 'service daemon start',
   async run(args, ctx) {
     const { values } = parse(args, {}, this.usage);
-    const r = await ensureDaemon(ctx.config(), ctx.io.env);
+    const r = await ensureDaemon(ctx.config(), ctx.io.env, undefined, { explicit: true });
     if (values.json) ctx.json(r);
     else ctx.out(r.started ? `daemon started (pid ${r.pid})` : `the daemon is already running (pid ${r.pid})`);
     return EXIT.OK;
@@ -128,7 +130,7 @@ export const daemonRestartCommand: Command = {
     const { values } = parse(args, {}, this.usage);
     const config = ctx.config();
     const stopped = await stopDaemon(config);
-    const r = await ensureDaemon(config, ctx.io.env);
+    const r = await ensureDaemon(config, ctx.io.env, undefined, { explicit: true });
     if (values.json) ctx.json({ stopped_pid: stopped, pid: r.pid });
     else ctx.out(stopped === null ? `the daemon was not running; started it (pid ${r.pid})` : `daemon restarted (pid ${stopped} → ${r.pid})`);
     return EXIT.OK;

@@ -156,14 +156,11 @@ export const forgetCommand: Command = {
       ids = confident.map((m) => m.memory_id);
     }
     const r = await client.localForget({ memory_ids: ids, ...(values.purge ? { purge: true } : {}), ...(values.query ? { query: String(values.query) } : {}) });
+    if (r.forgotten.length === 0) throw new CliError(`nothing was forgotten: no current memory has ${ids.length === 1 ? 'the id' : 'any of the ids'} ${r.not_found.join(', ')} (never stored, or already forgotten)`, EXIT.NOT_FOUND);
     if (json) ctx.json({ ...(preview ?? {}), ...r });
     else {
       if (r.forgotten.length > 0) ctx.out(`forgot ${plural(r.forgotten.length, 'memory', 'memories')}${values.purge ? ' (erased with every version; this cannot be undone)' : ' (undo: service undo)'}`);
       if (r.not_found.length > 0) ctx.err(`not found (never stored, or already forgotten): ${r.not_found.join(', ')}`);
-    }
-    if (r.forgotten.length === 0) {
-      if (json) return EXIT.NOT_FOUND;
-      throw new CliError(`nothing was forgotten: no current memory has ${ids.length === 1 ? 'that id' : 'those ids'}`, EXIT.NOT_FOUND);
     }
     return EXIT.OK;
   },
@@ -237,14 +234,21 @@ export const exportCommand: Command = {
   summary: 'export every version as NDJSON (to a file or stdout)',
   usage: 'service export [file]',
   async run(args, ctx) {
-    const { positionals } = parse(args, {}, this.usage);
+    const { values, positionals } = parse(args, {}, this.usage);
+    if (positionals.length > 1) throw new UsageError(`usage: ${this.usage}`);
     const client = await daemon(ctx);
     const text = await client.exportAll();
     const lines = text ? text.trimEnd().split('\n').length : 0;
     if (positionals[0]) {
-      fs.writeFileSync(positionals[0], text, { mode: 0o600 });
-      ctx.err(`exported ${lines} versions to ${positionals[0]}`);
-    } else ctx.io.stdout.write(text);
+      try {
+        fs.writeFileSync(positionals[0], text, { mode: 0o600 });
+      } catch (err) {
+        throw new CliError(`cannot write ${positionals[0]}: ${(err as Error).message}`, EXIT.FAILED);
+      }
+      if (values.json) ctx.json({ file: positionals[0], versions: lines });
+      else ctx.err(`exported ${lines} versions to ${positionals[0]}`);
+    } else if (values.json) throw new UsageError('--json needs a file: the export itself is NDJSON (service export FILE --json reports on it)');
+    else ctx.io.stdout.write(text);
     return EXIT.OK;
   },
 };
@@ -261,7 +265,7 @@ export const importCommand: Command = {
     try {
       text = file === '-' ? await readAll(ctx.io.stdin) : fs.readFileSync(file, 'utf8');
     } catch (err) {
-      throw new CliError(`cannot read ${file}: ${(err as Error).message}`, EXIT.FAILED);
+      throw new CliError(`cannot read ${file}: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.FAILED);
     }
     const client = await daemon(ctx);
     const r = await client.importNdjson(text);

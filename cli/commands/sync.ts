@@ -61,7 +61,8 @@ export const syncNowCommand: Command = {
       if (err instanceof DaemonApiError && err.code === 'CONFLICT') throw new CliError(err.message, EXIT.CONFIG);
       throw err;
     }
-    if (values.json) ctx.json(r);
+    const refused = !r.round.ok && /UNAUTHORI[SZ]ED|FORBIDDEN|INVALID_API_KEY|REVOKED|401|403/i.test(`${r.round.error?.code ?? ''} ${r.round.error?.message ?? ''}`);
+    if (values.json) ctx.json(r.round.ok ? r : { error: { code: refused ? 'UNAUTHORIZED' : (r.round.error?.code ?? 'FAILED'), message: `sync failed: ${r.round.error?.message ?? 'unknown error'}` }, ...r });
     else {
       const { round } = r;
       if (round.ok) {
@@ -70,9 +71,10 @@ export const syncNowCommand: Command = {
         ctx.out(`pushed     ${p.sent} versions (${p.accepted} new on the server, ${p.exists} it had, ${p.rejected} refused), ${p.purges} purges`);
         ctx.out(`pulled     ${q.inserted} new versions from ${q.events} events${q.purged > 0 ? `, ${q.purged} memories erased` : ''}${q.rebased + p.rebased > 0 ? `; ${q.rebased + p.rebased} local versions renumbered after concurrent edits` : ''}`);
         ctx.out(`took       ${Math.round(round.ms)} ms`);
-      } else ctx.out(`sync failed: ${round.error?.message}`);
+      } else ctx.err(`sync failed: ${round.error?.message}${refused ? ' (check SERVICE_API_KEY: service config set api_key <key>, or service plugin status)' : ''}`);
       printStatus(r.status, ctx);
     }
-    return r.round.ok ? EXIT.OK : EXIT.FAILED;
+    // A refused key is the documented "unauthorized", whatever the transport called it.
+    return r.round.ok ? EXIT.OK : refused ? EXIT.UNAUTHORIZED : EXIT.FAILED;
   },
 };
