@@ -1,4 +1,5 @@
 /** What `service status` and the dashboard show: health, capture state, counts, backlog, model. */
+import { modelFix } from './model-fix.js';
 import type { ExportJob } from '../api/index.js';
 import { CATEGORIES, extractorInfo, scopeFilter, SCOPES, type MemoryFilter } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
@@ -69,7 +70,7 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
     context: { cwd: ctx.cwd ?? null, repo: info?.repo ?? null, dir: info?.dir ?? null, session_id: ctx.session_id ?? null },
     journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes },
     flush: { backlog_sessions: sessions.filter((s) => s.pending.length > 0).length, last: daemon.lastFlush },
-    model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
+    model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex, fix: modelFix(es.model) },
     extractor: extractorInfo(daemon.extractor),
     sync: daemon.sync.status(),
     jobs: jobsStatus(ctx.jobs, es.versions),

@@ -10,7 +10,7 @@ interface Status {
   context: { repo: string | null; session_id: string | null };
   journal: { pending_events: number; segments: number; bytes: number };
   flush: { backlog_sessions: number; last: { at: string; memories: number } | null };
-  model: { id: string | null; state: string; mode: string; backlog: number; detail?: { progress?: number } };
+  model: { id: string | null; state: string; mode: string; backlog: number; detail?: { progress?: number; reason?: string }; fix?: string | null };
   last_error: { at: string; message: string } | null;
   sync?: { enabled: boolean; reason: string | null; state: string; server: string | null; backlog: { versions: number; purges: number }; parked: { versions: number }; last_ok_at: string | null };
 }
@@ -41,6 +41,10 @@ export const statusCommand: Command = {
     ctx.out(`backlog    ${s.journal.pending_events} captured events waiting in ${s.flush.backlog_sessions} session(s); embedding backlog ${s.model.backlog}`);
     ctx.out(`last flush ${s.flush.last ? `${s.flush.last.at} (${s.flush.last.memories} memories)` : 'none yet'}`);
     ctx.out(`model      ${model}`);
+    if (s.model.state === 'unavailable') {
+      if (s.model.detail?.reason) ctx.out(`  why      ${s.model.detail.reason}`);
+      if (s.model.fix) ctx.out(`  fix      ${s.model.fix}`);
+    }
     if (s.sync) {
       const y = s.sync;
       ctx.out(
