@@ -7,6 +7,8 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export function parse<O extends Options>(args: string[], options: O, usage: string): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
   try {
     const r = parseArgs({ args, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    // A usage without <arg> or [arg] takes no words: a stray one is a mistake, never ignored.
+    if (r.positionals.length > 0 && !/[<[][a-z_]/i.test(usage.replace(/\[-[^\]]*\]/g, ''))) throw new Error(`unexpected "${r.positionals.join(' ')}"`);
     return { values: r.values as Record<string, string | boolean | string[] | undefined>, positionals: r.positionals };
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\nusage: ${usage}`);

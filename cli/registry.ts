@@ -16,13 +16,15 @@ const keys = () => import('./commands/keys.js');
 const orgs = () => import('./commands/orgs.js');
 const plugin = () => import('./commands/plugin.js');
 const sync = () => import('./commands/sync.js');
+const config = () => import('./commands/config.js');
 
 export const COMMANDS: CommandEntry[] = [
   { path: ['tui'], summary: 'the dashboard: status, pause/resume, live search, forget (also plain `service`)', load: async () => (await import('./commands/tui.js')).tuiCommand },
   { path: ['status'], summary: 'capture state, memory counts, backlog, model and health', load: async () => (await import('./commands/status.js')).statusCommand },
   { path: ['search'], summary: 'search memories from earlier sessions', load: async () => (await memory()).searchCommand },
   { path: ['remember'], summary: 'store something explicitly (works while capture is paused)', load: async () => (await memory()).rememberCommand },
-  { path: ['forget'], summary: 'forget memories by id, or by query after a preview', load: async () => (await memory()).forgetCommand },
+  { path: ['forget'], summary: 'forget memories by id, or by query after a preview (undo: service undo)', load: async () => (await memory()).forgetCommand },
+  { path: ['undo'], summary: 'restore what the last forget forgot (or one memory: service undo <id>)', load: async () => (await memory()).undoCommand },
   { path: ['pause'], summary: 'pause automatic capture (this session, or --all)', load: async () => (await memory()).pauseCommand },
   { path: ['resume'], summary: 'resume automatic capture (this session, or --all)', load: async () => (await memory()).resumeCommand },
   { path: ['history'], summary: 'every version of a memory, oldest first', load: async () => (await memory()).historyCommand },
@@ -31,8 +33,14 @@ export const COMMANDS: CommandEntry[] = [
   { path: ['sync'], summary: 'sync state (same as sync status)', load: async () => (await sync()).syncCommand },
   { path: ['sync', 'status'], summary: 'sync state: last push and pull, backlog, parked versions, server and key', load: async () => (await sync()).syncStatusCommand },
   { path: ['sync', 'now'], summary: 'push and pull now, and report what moved', load: async () => (await sync()).syncNowCommand },
+  { path: ['config'], summary: 'settings (same as config list)', load: async () => (await config()).configListCommand },
+  { path: ['config', 'list'], summary: 'every setting, its value and where it comes from (env, file, default)', load: async () => (await config()).configListCommand },
+  { path: ['config', 'get'], summary: 'the value of one setting and where it comes from', load: async () => (await config()).configGetCommand },
+  { path: ['config', 'set'], summary: 'keep a setting in the config file (validated like the environment variable)', load: async () => (await config()).configSetCommand },
+  { path: ['config', 'unset'], summary: 'remove a setting from the config file (back to the default)', load: async () => (await config()).configUnsetCommand },
   { path: ['daemon', 'start'], summary: 'start the daemon in the background (harmless when running)', load: async () => (await daemon()).daemonStartCommand },
   { path: ['daemon', 'stop'], summary: 'stop the daemon (it finishes in-flight work first)', load: async () => (await daemon()).daemonStopCommand },
+  { path: ['daemon', 'restart'], summary: "restart the daemon with this shell's environment and the config file", load: async () => (await daemon()).daemonRestartCommand },
   { path: ['daemon', 'status'], summary: 'is the daemon running?', load: async () => (await daemon()).daemonStatusCommand },
   { path: ['daemon', 'run'], summary: 'run the daemon in the foreground', load: async () => (await daemon()).daemonRunCommand },
   { path: ['serve'], summary: 'run the multi-tenant /v1 REST server', load: async () => (await import('./commands/serve.js')).serveCommand },

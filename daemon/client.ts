@@ -195,6 +195,16 @@ export class DaemonClient {
     return this.request('DELETE', `/v1/memories/${encodeURIComponent(id)}${purge ? '?purge=true' : ''}`);
   }
 
+  /** Forget (or erase, with purge) memories as one batch that `undo` can restore. */
+  localForget(req: { memory_ids: string[]; purge?: boolean; query?: string }): Promise<{ batch_id: string | null; forgotten: string[]; not_found: string[]; purged: boolean }> {
+    return this.request('POST', '/v1/local/forget', req);
+  }
+
+  /** Restore the last forget, or the forget of one memory. */
+  undo(req: { memory_id?: string } = {}): Promise<{ batch_id: string | null; forgotten_at: string | null; restored: string[]; already_current: string[] }> {
+    return this.request('POST', '/v1/local/undo', req);
+  }
+
   history(id: string): Promise<{ memory_id: string; versions: (MemoryResult & { event: string; recorded_at: string; superseded_at: string | null })[] }> {
     return this.request('GET', `/v1/memories/${encodeURIComponent(id)}/history`);
   }

@@ -1,10 +1,12 @@
 /** The daemon-only routes on its socket: capture, flush, recall, pause, resume, remember, status, local search. */
-import { weighEpisodes } from './episodes.js';
+import path from 'node:path';
 import { Router } from 'express';
 import { z } from 'zod';
 import { HttpError, httpError, parseBody } from '../api/index.js';
-import { CATEGORIES, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
+import { CATEGORIES, EngineError, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
+import { weighEpisodes } from './episodes.js';
+import { ForgetLog } from './forget-log.js';
 import { JournalWriteError } from './journal.js';
 import { repoInfo } from './repo.js';
 import { daemonStatus, type JobSources } from './status.js';
@@ -21,6 +23,9 @@ const rememberSchema = z
     session_id: z.string().max(256).optional(),
   })
   .strict();
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'memory ids are UUIDs');
+const localForgetSchema = z.object({ memory_ids: z.array(uuid).min(1).max(1000), purge: z.boolean().optional(), query: z.string().max(10_000).optional() }).strict();
+const undoSchema = z.object({ memory_id: uuid.optional() }).strict();
 const syncNowSchema = z.object({ retry_parked: z.boolean().optional() }).strict();
 const flushSchema = z.object({ session_id: z.string().min(1).max(256).optional() }).strict();
 const localSearchSchema = z
@@ -42,7 +47,7 @@ function hookBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number; telemetry?: Telemetry | null; jobs?: JobSources }): Router {
+export function daemonRouter(daemon: Daemon, opts: { version: string; defaultScope: Scope; topK: number; telemetry?: Telemetry | null; jobs?: JobSources; settings?: Record<string, string> }): Router {
   const r = Router();
   if (opts.telemetry) {
     r.use(telemetryMiddleware(opts.telemetry, opts.defaultScope));
@@ -97,6 +102,66 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
     await daemon.ready();
     const round = await daemon.sync.now({ retryParked: b.retry_parked === true });
     res.json({ round, status: daemon.sync.status() });
+  });
+
+  const forgets = new ForgetLog(path.join(daemon.paths.stateDir, 'forgets.json'));
+
+  /** Forget (or erase, with purge) memories by id as one undoable batch. Unknown ids are reported, not fatal. */
+  r.post('/local/forget', async (req, res) => {
+    const b = parseBody(localForgetSchema, req.body);
+    const engine = await daemon.ready();
+    const forgotten: string[] = [];
+    const notFound: string[] = [];
+    for (const id of [...new Set(b.memory_ids)]) {
+      try {
+        if (b.purge) {
+          if ((await engine.purge([id])) === 0) notFound.push(id);
+          else forgotten.push(id);
+        } else {
+          await engine.delete(id);
+          forgotten.push(id);
+        }
+      } catch (err) {
+        if (err instanceof EngineError && err.code === 'NOT_FOUND') notFound.push(id);
+        else throw err;
+      }
+    }
+    const batch = forgotten.length > 0 ? forgets.record(forgotten, { purged: b.purge === true, query: b.query ?? null }) : null;
+    res.json({ batch_id: batch?.id ?? null, forgotten, not_found: notFound, purged: b.purge === true });
+  });
+
+  /** Restore the last forget (or the forget of one memory) from history. */
+  r.post('/local/undo', async (req, res) => {
+    const b = parseBody(undoSchema, req.body ?? {});
+    const engine = await daemon.ready();
+    const batch = b.memory_id ? forgets.holding(b.memory_id) : forgets.last();
+    if (!batch && !b.memory_id) throw httpError('NOT_FOUND', 'there is no forget to undo', {});
+    if (batch?.purged) throw httpError('CONFLICT', `the forget of ${batch.at} erased ${batch.memory_ids.length === 1 ? 'its memory' : `its ${batch.memory_ids.length} memories`} with every version (--purge): it cannot be undone`, { batch_id: batch.id });
+    const ids = b.memory_id ? [b.memory_id] : batch!.memory_ids;
+    const restored: string[] = [];
+    const current: string[] = [];
+    for (const id of ids) {
+      try {
+        await engine.restore(id);
+        restored.push(id);
+      } catch (err) {
+        if (!(err instanceof EngineError)) throw err;
+        if (err.code === 'CONFLICT') current.push(id);
+        else if (b.memory_id) throw err;
+      }
+    }
+    if (batch) forgets.restored(batch, [...restored, ...current]);
+    if (b.memory_id && restored.length === 0) throw httpError('CONFLICT', `memory ${b.memory_id} is not forgotten; nothing to restore`, { memory_id: b.memory_id });
+    res.json({ batch_id: batch?.id ?? null, forgotten_at: batch?.at ?? null, restored, already_current: current });
+  });
+
+  /** The settings this daemon runs with (secrets as fingerprints), for callers to compare with theirs. */
+  r.get('/local/config', (_req, res) => {
+    res.json({ pid: process.pid, settings: opts.settings ?? {} });
+  });
+
+  r.get('/local/forgets', (_req, res) => {
+    res.json({ forgets: forgets.list() });
   });
 
   r.get('/status', async (req, res) => {

@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
 import { answerClientErrors, createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
-import { createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
+import { comparableSettings, createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
@@ -115,7 +115,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
         next();
       },
     ],
-    routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK, telemetry, jobs: { exports: exportsJobs, imports } })],
+    routers: [daemonRouter(daemon, { version: opts.version, defaultScope: config.searchScope, topK: config.topK, telemetry, jobs: { exports: exportsJobs, imports }, settings: comparableSettings(config) })],
   });
 
   // The data dir (memories, journal, exports, logs) and the socket's directory admit this user only.

@@ -1,4 +1,5 @@
 /** What `service status` and the dashboard show: health, capture state, counts, backlog, model. */
+import { modelFix } from './model-fix.js';
 import type { ExportJob } from '../api/index.js';
 import { CATEGORIES, extractorInfo, scopeFilter, SCOPES, type MemoryFilter } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
@@ -56,7 +57,7 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
   return {
     ...baseStatus(daemon, ctx),
     memories: { total: es.memories, versions: es.versions, by_space: { project: await engine.count({ space: 'project' }), personal: await engine.count({ space: 'personal' }) }, by_scope: byScope, by_category: byCategory },
-    model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex },
+    model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex, fix: modelFix(es.model) },
     store: { state: 'open' },
     jobs: jobsStatus(ctx.jobs, es.versions),
   };

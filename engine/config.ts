@@ -138,6 +138,13 @@ export const CONFIG_SCHEMA = {
     group: 'plugin',
     description: 'Anonymous usage telemetry (event type, versions, timings, error class). `false` or `DO_NOT_TRACK=1` turns it off.',
   },
+  autostart: {
+    env: 'SERVICE_AUTOSTART',
+    kind: 'bool',
+    default: true,
+    group: 'plugin',
+    description: 'CLI commands that need the daemon start it when it is not running. `false`: they fail with exit 3 instead (start it with `service daemon start`).',
+  },
   contextTokens: {
     env: 'SERVICE_CONTEXT_TOKENS',
     kind: 'int',

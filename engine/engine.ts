@@ -2,7 +2,7 @@
  * The memory engine: bitemporal versions over a MemoryStore, embeddings, hybrid search, and the
  * operations behind the /v1 memories API. No HTTP, no sockets: hosts (daemon, server) wrap it.
  */
-import { currentRows, deriveHistory, planChange, planCorrection, planDelete, representative, rowsAsOf, type PlannedRow } from './bitemporal.js';
+import { currentRows, deriveHistory, planChange, planCorrection, planDelete, representative, rowsAsOf, transactions, type PlannedRow } from './bitemporal.js';
 import { systemClock, type Clock } from './clock.js';
 import { DEFAULT_MAX_CONTENT_CHARS } from './config.js';
 import type { Embedder } from './embed/types.js';
@@ -422,6 +422,29 @@ export class MemoryEngine {
       },
     });
     return rows[0]!;
+  }
+
+  /**
+   * Undo a forget: append a transaction that believes again what the memory held just before its
+   * tombstone (same content, valid time, fields and vector). History keeps the forget and the
+   * restore. NOT_FOUND when the memory never existed or was purged; CONFLICT when it is not forgotten.
+   */
+  async restore(memoryId: string): Promise<VersionRow[]> {
+    this.checkId(memoryId);
+    return this.writes.submit({
+      plan: async (view) => {
+        const last = await view.lastTx(memoryId);
+        if (last.length === 0) throw notFound('memory', memoryId);
+        if (!last.some((r) => r.deleted)) throw new EngineError('CONFLICT', `memory ${memoryId} is not forgotten; nothing to restore`, { memory_id: memoryId });
+        const txs = transactions(await this.store.versionsOf([memoryId]));
+        const before = [...txs].reverse().find((tx) => !tx.some((r) => r.deleted));
+        if (!before) throw notFound('memory', memoryId);
+        const now = this.stamp();
+        let version = await view.lastVersion(memoryId);
+        const tx = version + 1;
+        return before.map(({ seq: _seq, ...row }) => ({ ...row, version_id: uuidv7(now), version: ++version, tx, recorded_at: now, deleted: false }));
+      },
+    });
   }
 
   /** Erase every version of the memories (right to erasure). Returns versions removed. */

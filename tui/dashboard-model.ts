@@ -90,6 +90,7 @@ function pipelineLines(s: DaemonStatus, now: number, embedPeak: number): Pipelin
       tone: 'normal',
     },
     modelLine(s),
+    ...(s.model.state === 'unavailable' && s.model.fix ? [{ label: 'fix', text: s.model.fix, tone: 'warn' as const }] : []),
   ];
   if (s.model.backlog > 0) {
     if (s.model.state === 'ready') {

@@ -9,7 +9,7 @@ import { SearchController } from './search-controller.js';
 import { StatusPoller } from './status-poller.js';
 
 /** What the dashboard asks of the daemon (DaemonClient has it all; tests pass a fake). */
-export type DashboardClient = Pick<DaemonClient, 'socketPath' | 'status' | 'localSearch' | 'get' | 'history' | 'forget' | 'pause' | 'resume'>;
+export type DashboardClient = Pick<DaemonClient, 'socketPath' | 'status' | 'localSearch' | 'get' | 'history' | 'localForget' | 'pause' | 'resume'>;
 
 export interface DashboardStateOptions {
   client: DashboardClient;

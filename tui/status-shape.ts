@@ -44,6 +44,8 @@ export interface ModelStatus {
   /** Memories waiting for a vector. */
   backlog: number;
   detail: { progress?: number; file?: string; loaded?: number; total?: number; reason?: string } | null;
+  /** What to do when the model is unavailable (daemon/model-fix.ts). */
+  fix: string | null;
 }
 
 export interface DaemonStatus {
@@ -127,6 +129,7 @@ export function readStatus(raw: unknown): DaemonStatus {
       mode: str(model.mode, 'text'),
       backlog: num(model.backlog),
       detail: detail ? { ...(typeof detail.progress === 'number' ? { progress: detail.progress } : {}), ...(typeof detail.file === 'string' ? { file: detail.file } : {}), ...(typeof detail.loaded === 'number' ? { loaded: detail.loaded } : {}), ...(typeof detail.total === 'number' ? { total: detail.total } : {}), ...(typeof detail.reason === 'string' ? { reason: detail.reason } : {}) } : null,
+      fix: strOrNull(model.fix),
     },
     jobs: {
       exports: arr(jobs.exports).map((x) => ({ export_id: str(x.export_id), status: str(x.status), count: num(x.count), total: num(x.total), started_at: strOrNull(x.started_at) })),

@@ -11,7 +11,7 @@ import type { StatusPoller } from './status-poller.js';
 import type { Tone } from './theme.js';
 
 export interface ActionDeps {
-  client: Pick<DaemonClient, 'pause' | 'resume' | 'forget'>;
+  client: Pick<DaemonClient, 'pause' | 'resume' | 'localForget'>;
   poller: StatusPoller;
   search: SearchController;
   /** Content of the memory being forgotten, for the message. */
@@ -57,9 +57,9 @@ export function useActions(d: ActionDeps): (e: Effect) => void {
         }
         case 'forget': {
           const what = describe(e.id);
-          client.forget(e.id).then(
+          client.localForget({ memory_ids: [e.id] }).then(
             () => {
-              flash(`forgot ${what ? `"${oneLine(what, 50)}"` : shortId(e.id)}`, 'ok');
+              flash(`forgot ${what ? `"${oneLine(what, 50)}"` : shortId(e.id)} (undo: service undo)`, 'ok');
               setNav((s) => ({ ...s, screen: s.detailId === e.id ? 'search' : s.screen, detailId: s.detailId === e.id ? null : s.detailId }));
               void search.refresh();
               void poller.refresh();

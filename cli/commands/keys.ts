@@ -1,12 +1,17 @@
 /** `service keys create|list|revoke`: API keys on a server's data dir. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { resolvePaths } from '../../engine/index.js';
 import { KEY_PERMISSIONS, keyJson, ROLE_CAP, TenancyStore, type KeyPermission } from '../../server/index.js';
 import { parse } from '../args.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 
-function open(values: Record<string, unknown>, ctx: CommandContext): TenancyStore {
+/** The server's tenancy; `existing` (read-only and revoke) refuses a data dir with none, creating nothing. */
+function open(values: Record<string, unknown>, ctx: CommandContext, existing = false): TenancyStore {
   const dir = path.resolve((values.data as string | undefined) ?? resolvePaths(ctx.config().home).serverDir);
+  if (existing && !fs.existsSync(path.join(dir, 'tenancy.json'))) {
+    throw new CliError(`no server data in ${dir}: nothing to show. Pass the server's --data DIR, or create the first organization with service orgs create`, EXIT.NOT_FOUND);
+  }
   const t = new TenancyStore(dir);
   if (t.empty) t.bootstrap();
   return t;
@@ -56,7 +61,7 @@ export const keysListCommand: Command = {
   usage: 'service keys list [--data DIR] [--project ID|NAME]',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' }, project: { type: 'string' } }, this.usage);
-    const t = open(values, ctx);
+    const t = open(values, ctx, true);
     const keys = t.keys(values.project ? project(t, values.project as string) : undefined).map(keyJson);
     if (values.json) ctx.json({ keys });
     else for (const k of keys) ctx.out(`${k.key_id}  ${k.prefix}…  ${k.permissions.join(',').padEnd(16)} last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}  ${k.name}`);
@@ -71,7 +76,7 @@ export const keysRevokeCommand: Command = {
   async run(args, ctx) {
     const { values, positionals } = parse(args, { data: { type: 'string' } }, this.usage);
     if (positionals.length !== 1) throw new UsageError(`usage: ${this.usage}`);
-    const t = open(values, ctx);
+    const t = open(values, ctx, true);
     const rec = t.revokeKey(positionals[0]!);
     if (!rec) throw new CliError(`no key ${positionals[0]}; see service keys list`, EXIT.NOT_FOUND);
     if (values.json) ctx.json(keyJson(rec));

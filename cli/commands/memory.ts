@@ -1,20 +1,15 @@
 /** Daemon-backed memory commands: search, remember, forget, pause, resume, history, export, import. */
 import fs from 'node:fs';
 import readline from 'node:readline/promises';
-import type { DaemonClient } from '../../daemon/client.js';
-import { CATEGORIES, SCOPES } from '../../engine/index.js';
+import type { DaemonClient, LocalSearchHit } from '../../daemon/client.js';
+import { CATEGORIES, SCOPES, splitForgetMatches } from '../../engine/index.js';
 import { intFlag, parse } from '../args.js';
 import { callerSession, FOLDER_FALLBACK_NOTE } from '../caller-session.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
-import { clientFor, ensureDaemon } from '../daemon-control.js';
+import { readyDaemon } from '../daemon-control.js';
 
-/** A client to a running daemon, starting one if needed. */
-async function daemon(ctx: CommandContext): Promise<DaemonClient> {
-  const config = ctx.config();
-  const r = await ensureDaemon(config, ctx.io.env);
-  if (r.started) ctx.err(`(started the memory daemon, pid ${r.pid})`);
-  return clientFor(config);
-}
+/** A client to a running daemon, starting one if needed (with warnings when settings differ). */
+const daemon = (ctx: CommandContext): Promise<DaemonClient> => readyDaemon(ctx);
 
 function oneLine(text: string, width = 100): string {
   const t = text.replace(/\s+/g, ' ').trim();
@@ -50,7 +45,8 @@ export const searchCommand: Command = {
     const r = await client.localSearch({
       query,
       cwd: process.cwd(),
-      ...(scope ? { scope } : {}),
+      // The caller's default scope (env, then config file), not the daemon's.
+      scope: scope ?? ctx.config().searchScope,
       ...sessionField(caller),
       top_k: intFlag(values['top-k'], 'top-k', 1, 100) ?? ctx.config().topK,
     });
@@ -103,43 +99,102 @@ export const rememberCommand: Command = {
   },
 };
 
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function checkIds(ids: string[]): void {
+  const bad = ids.filter((id) => !UUID.test(id));
+  if (bad.length > 0) throw new UsageError(`not a memory id: ${bad.join(', ')} (ids are UUIDs, as service search and service list print them); to forget by description use --query`);
+}
+
 export const forgetCommand: Command = {
   path: ['forget'],
-  summary: 'forget memories by id, or by query after a preview',
-  usage: 'service forget <id…> | --query <text> [--scope …] [--yes] [--purge]',
+  summary: 'forget memories by id, or by query after a preview (undo: service undo)',
+  usage: 'service forget <id…> | --query <text> [--scope …] [--top-k N] [--yes] [--purge] | --undo [id]',
   async run(args, ctx) {
-    const { values, positionals } = parse(args, { query: { type: 'string' }, scope: { type: 'string' }, yes: { type: 'boolean', short: 'y' }, purge: { type: 'boolean' }, 'top-k': { type: 'string' } }, this.usage);
+    const { values, positionals } = parse(args, { query: { type: 'string' }, scope: { type: 'string' }, yes: { type: 'boolean', short: 'y' }, purge: { type: 'boolean' }, 'top-k': { type: 'string' }, undo: { type: 'boolean' } }, this.usage);
+    if (values.undo) {
+      if (values.query || values.purge || positionals.length > 1) throw new UsageError(`--undo takes at most one memory id\nusage: ${this.usage}`);
+      return undoForget(positionals[0], Boolean(values.json), ctx);
+    }
+    if (positionals.length > 0 && values.query) throw new UsageError(`give memory ids or --query, not both\nusage: ${this.usage}`);
     if (positionals.length === 0 && !values.query) throw new UsageError(`usage: ${this.usage}`);
+    checkIds(positionals);
+    const scope = scopeOf(values.scope) ?? ctx.config().searchScope;
+    const topK = intFlag(values['top-k'], 'top-k', 1, 100) ?? 20;
+    const json = Boolean(values.json);
     const client = await daemon(ctx);
     let ids = positionals;
+    let preview: { query: string; matches: unknown[]; weaker: unknown[] } | null = null;
     if (values.query) {
-      const r = await client.localSearch({ query: String(values.query), cwd: process.cwd(), ...(values.scope ? { scope: scopeOf(values.scope)! } : {}), top_k: intFlag(values['top-k'], 'top-k', 1, 100) ?? 10 });
-      if (r.results.length === 0) {
-        ctx.out('Nothing matches; nothing was forgotten.');
+      const query = String(values.query);
+      const r = await client.localSearch({ query, cwd: process.cwd(), scope, top_k: topK });
+      const { confident, weaker } = splitForgetMatches(query, r.results);
+      const row = (m: LocalSearchHit): string => `  ${m.score.toFixed(2)}  ${m.memory_id}  [${m.category}] ${oneLine(m.content, 70)}`;
+      preview = { query, matches: confident.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, category: m.category, content: m.content })), weaker: weaker.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, reason: m.reason, content: m.content })) };
+      if (!json) {
+        if (confident.length > 0) {
+          ctx.out(`${plural(confident.length, 'memory', 'memories')} in scope "${r.scope}" ${confident.length === 1 ? 'matches' : 'match'} "${query}" (score, id):`);
+          for (const m of confident) ctx.out(row(m));
+        }
+        if (weaker.length > 0) {
+          ctx.out(`${plural(weaker.length, 'weaker match', 'weaker matches')} ${weaker.length === 1 ? 'is' : 'are'} left alone (forget by id if you mean ${weaker.length === 1 ? 'it' : 'them'}):`);
+          for (const m of weaker.slice(0, 5)) ctx.out(`${row(m)}  (${m.reason})`);
+          if (weaker.length > 5) ctx.out(`  … and ${weaker.length - 5} more`);
+        }
+      }
+      if (confident.length === 0) {
+        if (json) ctx.json({ ...preview, forgotten: [], batch_id: null, purged: false });
+        else ctx.out(`No memory matches "${query}" confidently; nothing was forgotten.`);
         return EXIT.OK;
       }
-      ctx.out(`These ${r.results.length} memories match:`);
-      for (const m of r.results) ctx.out(`  ${m.memory_id}  [${m.category}] ${oneLine(m.content, 90)}`);
       if (!values.yes) {
-        if (!ctx.io.stdin.isTTY) throw new UsageError('confirm with --yes to forget them (no terminal to ask on)');
+        if (!ctx.io.stdin.isTTY) throw new UsageError(`confirm with --yes to forget ${confident.length === 1 ? 'it' : `these ${confident.length}`} (no terminal to ask on)`);
         const rl = readline.createInterface({ input: ctx.io.stdin, output: ctx.io.stderr });
-        const answer = await rl.question(`Forget ${values.purge ? 'and erase ' : ''}all ${r.results.length}? [y/N] `);
+        const answer = await rl.question(`Forget ${values.purge ? 'and erase ' : ''}${confident.length === 1 ? 'it' : `all ${confident.length}`}? [y/N] `);
         rl.close();
         if (!/^y(es)?$/i.test(answer.trim())) {
-          ctx.out('Nothing was forgotten.');
+          if (json) ctx.json({ ...preview, forgotten: [], batch_id: null, purged: false });
+          else ctx.out('Nothing was forgotten.');
           return EXIT.OK;
         }
       }
-      ids = r.results.map((m) => m.memory_id);
+      ids = confident.map((m) => m.memory_id);
     }
-    const done: string[] = [];
-    for (const id of ids) {
-      await client.forget(id, Boolean(values.purge));
-      done.push(id);
+    const r = await client.localForget({ memory_ids: ids, ...(values.purge ? { purge: true } : {}), ...(values.query ? { query: String(values.query) } : {}) });
+    if (r.forgotten.length === 0) throw new CliError(`nothing was forgotten: no current memory has ${ids.length === 1 ? 'the id' : 'any of the ids'} ${r.not_found.join(', ')} (never stored, or already forgotten)`, EXIT.NOT_FOUND);
+    if (json) ctx.json({ ...(preview ?? {}), ...r });
+    else {
+      if (r.forgotten.length > 0) ctx.out(`forgot ${plural(r.forgotten.length, 'memory', 'memories')}${values.purge ? ' (erased with every version; this cannot be undone)' : ' (undo: service undo)'}`);
+      if (r.not_found.length > 0) ctx.err(`not found (never stored, or already forgotten): ${r.not_found.join(', ')}`);
     }
-    if (values.json) ctx.json({ forgotten: done, purged: Boolean(values.purge) });
-    else ctx.out(`forgot ${done.length} ${done.length === 1 ? 'memory' : 'memories'}${values.purge ? ' (erased with every version)' : ''}`);
     return EXIT.OK;
+  },
+};
+
+async function undoForget(memoryId: string | undefined, json: boolean, ctx: CommandContext): Promise<number> {
+  if (memoryId) checkIds([memoryId]);
+  const client = await daemon(ctx);
+  const r = await client.undo(memoryId ? { memory_id: memoryId } : {});
+  if (json) ctx.json(r);
+  else {
+    ctx.out(`restored ${plural(r.restored.length, 'memory', 'memories')}${r.forgotten_at ? ` forgotten at ${r.forgotten_at}` : ''}${r.restored.length > 0 ? `: ${r.restored.join(', ')}` : ''}`);
+    if (r.already_current.length > 0) ctx.out(`${plural(r.already_current.length, 'memory was', 'memories were')} already back: ${r.already_current.join(', ')}`);
+  }
+  return EXIT.OK;
+}
+
+export const undoCommand: Command = {
+  path: ['undo'],
+  summary: 'restore what the last forget forgot (or one memory: service undo <id>)',
+  usage: 'service undo [memory_id]',
+  async run(args, ctx) {
+    const { values, positionals } = parse(args, {}, this.usage);
+    if (positionals.length > 1) throw new UsageError(`usage: ${this.usage}`);
+    return undoForget(positionals[0], Boolean(values.json), ctx);
   },
 };
 
@@ -190,14 +245,21 @@ export const exportCommand: Command = {
   summary: 'export every version as NDJSON (to a file or stdout)',
   usage: 'service export [file]',
   async run(args, ctx) {
-    const { positionals } = parse(args, {}, this.usage);
+    const { values, positionals } = parse(args, {}, this.usage);
+    if (positionals.length > 1) throw new UsageError(`usage: ${this.usage}`);
     const client = await daemon(ctx);
     const text = await client.exportAll();
     const lines = text ? text.trimEnd().split('\n').length : 0;
     if (positionals[0]) {
-      fs.writeFileSync(positionals[0], text, { mode: 0o600 });
-      ctx.err(`exported ${lines} versions to ${positionals[0]}`);
-    } else ctx.io.stdout.write(text);
+      try {
+        fs.writeFileSync(positionals[0], text, { mode: 0o600 });
+      } catch (err) {
+        throw new CliError(`cannot write ${positionals[0]}: ${(err as Error).message}`, EXIT.FAILED);
+      }
+      if (values.json) ctx.json({ file: positionals[0], versions: lines });
+      else ctx.err(`exported ${lines} versions to ${positionals[0]}`);
+    } else if (values.json) throw new UsageError('--json needs a file: the export itself is NDJSON (service export FILE --json reports on it)');
+    else ctx.io.stdout.write(text);
     return EXIT.OK;
   },
 };
@@ -214,7 +276,7 @@ export const importCommand: Command = {
     try {
       text = file === '-' ? await readAll(ctx.io.stdin) : fs.readFileSync(file, 'utf8');
     } catch (err) {
-      throw new CliError(`cannot read ${file}: ${(err as Error).message}`, EXIT.FAILED);
+      throw new CliError(`cannot read ${file}: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.FAILED);
     }
     const client = await daemon(ctx);
     const r = await client.importNdjson(text);

@@ -3,14 +3,19 @@
  * access. `create` makes a team's org with an owner, a first project and the owner's admin key
  * (printed once); the team then sets itself up over the API (README, "Setting up a team").
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { resolvePaths } from '../../engine/index.js';
 import { keyJson, TenancyStore } from '../../server/index.js';
 import { parse } from '../args.js';
-import { UsageError, type Command, type CommandContext } from '../command.js';
+import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 
-function open(values: Record<string, unknown>, ctx: CommandContext): TenancyStore {
+/** The server's tenancy; `existing` (read-only and revoke) refuses a data dir with none, creating nothing. */
+function open(values: Record<string, unknown>, ctx: CommandContext, existing = false): TenancyStore {
   const dir = path.resolve((values.data as string | undefined) ?? resolvePaths(ctx.config().home).serverDir);
+  if (existing && !fs.existsSync(path.join(dir, 'tenancy.json'))) {
+    throw new CliError(`no server data in ${dir}: nothing to show. Pass the server's --data DIR, or create the first organization with service orgs create`, EXIT.NOT_FOUND);
+  }
   const t = new TenancyStore(dir);
   if (t.empty) t.bootstrap();
   return t;
@@ -43,7 +48,7 @@ export const orgsListCommand: Command = {
   usage: 'service orgs list [--data DIR]',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' } }, this.usage);
-    const t = open(values, ctx);
+    const t = open(values, ctx, true);
     const orgs = t.orgs().map((o) => ({ ...o, projects: t.projects(o.org_id), members: t.members(o.org_id) }));
     if (values.json) ctx.json({ orgs });
     else {

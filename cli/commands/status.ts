@@ -2,7 +2,7 @@
 import { parse } from '../args.js';
 import { callerSession } from '../caller-session.js';
 import { EXIT, type Command } from '../command.js';
-import { clientFor, ensureDaemon } from '../daemon-control.js';
+import { readyDaemon } from '../daemon-control.js';
 
 interface Status {
   daemon: { pid: number; version: string; uptime_s: number; socket: string; home: string };
@@ -11,7 +11,7 @@ interface Status {
   context: { repo: string | null; session_id: string | null };
   journal: { pending_events: number; segments: number; bytes: number };
   flush: { backlog_sessions: number; last: { at: string; memories: number } | null };
-  model: null | { id: string | null; state: string; mode: string; backlog: number; detail?: { progress?: number } };
+  model: null | { id: string | null; state: string; mode: string; backlog: number; detail?: { progress?: number; reason?: string }; fix?: string | null };
   health?: { ok: boolean; problems: { message: string; fix: string; since: string }[] };
   last_error: { at: string; message: string } | null;
   sync?: { enabled: boolean; reason: string | null; state: string; server: string | null; backlog: { versions: number; purges: number }; parked: { versions: number }; last_ok_at: string | null };
@@ -23,10 +23,8 @@ export const statusCommand: Command = {
   usage: 'service status [--session ID]',
   async run(args, ctx) {
     const { values } = parse(args, { session: { type: 'string' } }, this.usage);
-    const config = ctx.config();
-    await ensureDaemon(config, ctx.io.env);
     const caller = callerSession(ctx.io.env, values.session);
-    const s = await clientFor(config).status<Status>({ cwd: process.cwd(), ...(caller.session_id ? { session_id: caller.session_id } : {}) });
+    const s = await (await readyDaemon(ctx)).status<Status>({ cwd: process.cwd(), ...(caller.session_id ? { session_id: caller.session_id } : {}) });
     if (values.json) {
       ctx.json(s);
       return EXIT.OK;
@@ -50,6 +48,10 @@ export const statusCommand: Command = {
     ctx.out(`backlog    ${s.journal.pending_events} captured events waiting in ${s.flush.backlog_sessions} session(s); embedding backlog ${s.model?.backlog ?? '-'}`);
     ctx.out(`last flush ${s.flush.last ? `${s.flush.last.at} (${s.flush.last.memories} memories)` : 'none yet'}`);
     ctx.out(`model      ${model}`);
+    if (s.model?.state === 'unavailable') {
+      if (s.model.detail?.reason) ctx.out(`  why      ${s.model.detail.reason}`);
+      if (s.model.fix) ctx.out(`  fix      ${s.model.fix}`);
+    }
     if (s.sync) {
       const y = s.sync;
       ctx.out(

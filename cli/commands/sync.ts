@@ -3,7 +3,7 @@ import { DaemonApiError } from '../../daemon/client.js';
 import type { RoundReport, SyncStatus } from '../../sync/index.js';
 import { parse } from '../args.js';
 import { CliError, EXIT, type Command, type CommandContext } from '../command.js';
-import { clientFor, ensureDaemon } from '../daemon-control.js';
+import { readyDaemon } from '../daemon-control.js';
 
 function ago(iso: string | null | undefined): string {
   if (!iso) return 'never';
@@ -38,9 +38,7 @@ export const syncStatusCommand: Command = {
   usage: 'service sync status',
   async run(args, ctx) {
     const { values } = parse(args, {}, this.usage);
-    const config = ctx.config();
-    await ensureDaemon(config, ctx.io.env);
-    const s = await clientFor(config).syncStatus<SyncStatus>();
+    const s = await (await readyDaemon(ctx)).syncStatus<SyncStatus>();
     if (values.json) ctx.json(s);
     else printStatus(s, ctx);
     return EXIT.OK;
@@ -55,16 +53,16 @@ export const syncNowCommand: Command = {
   usage: 'service sync now [--retry-parked]',
   async run(args, ctx) {
     const { values } = parse(args, { 'retry-parked': { type: 'boolean' } }, this.usage);
-    const config = ctx.config();
-    await ensureDaemon(config, ctx.io.env);
+    const client = await readyDaemon(ctx, 600_000);
     let r: { round: RoundReport; status: SyncStatus };
     try {
-      r = await clientFor(config, 600_000).syncNow<{ round: RoundReport; status: SyncStatus }>(values['retry-parked'] ? { retry_parked: true } : {});
+      r = await client.syncNow<{ round: RoundReport; status: SyncStatus }>(values['retry-parked'] ? { retry_parked: true } : {});
     } catch (err) {
       if (err instanceof DaemonApiError && err.code === 'CONFLICT') throw new CliError(err.message, EXIT.CONFIG);
       throw err;
     }
-    if (values.json) ctx.json(r);
+    const refused = !r.round.ok && /UNAUTHORI[SZ]ED|FORBIDDEN|INVALID_API_KEY|REVOKED|401|403/i.test(`${r.round.error?.code ?? ''} ${r.round.error?.message ?? ''}`);
+    if (values.json) ctx.json(r.round.ok ? r : { error: { code: refused ? 'UNAUTHORIZED' : (r.round.error?.code ?? 'FAILED'), message: `sync failed: ${r.round.error?.message ?? 'unknown error'}` }, ...r });
     else {
       const { round } = r;
       if (round.ok) {
@@ -73,9 +71,10 @@ export const syncNowCommand: Command = {
         ctx.out(`pushed     ${p.sent} versions (${p.accepted} new on the server, ${p.exists} it had, ${p.rejected} refused), ${p.purges} purges`);
         ctx.out(`pulled     ${q.inserted} new versions from ${q.events} events${q.purged > 0 ? `, ${q.purged} memories erased` : ''}${q.rebased + p.rebased > 0 ? `; ${q.rebased + p.rebased} local versions renumbered after concurrent edits` : ''}`);
         ctx.out(`took       ${Math.round(round.ms)} ms`);
-      } else ctx.out(`sync failed: ${round.error?.message}`);
+      } else ctx.err(`sync failed: ${round.error?.message}${refused ? ' (check SERVICE_API_KEY: service config set api_key <key>, or service plugin status)' : ''}`);
       printStatus(r.status, ctx);
     }
-    return r.round.ok ? EXIT.OK : EXIT.FAILED;
+    // A refused key is the documented "unauthorized", whatever the transport called it.
+    return r.round.ok ? EXIT.OK : refused ? EXIT.UNAUTHORIZED : EXIT.FAILED;
   },
 };

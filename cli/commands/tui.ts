@@ -39,7 +39,7 @@ export const tuiCommand: Command = {
         stdout: stdout as NodeJS.WriteStream,
         stdin: stdin as NodeJS.ReadStream,
         stderr: stderr as NodeJS.WriteStream,
-        startDaemon: () => ensureDaemon(config, env),
+        startDaemon: () => ensureDaemon(config, env, undefined, { explicit: true }),
         ...(pollMs ? { pollMs } : {}),
       });
     } finally {

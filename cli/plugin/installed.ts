@@ -9,6 +9,7 @@ import path from 'node:path';
 import { CliError, EXIT } from '../command.js';
 import type { Agent, InstallLayout } from './layout.js';
 import type { Method } from './registration.js';
+import { isOurCli, pinCliInPlugin, unpinnedFiles } from './pin-cli.js';
 
 export interface InstallRecord {
   agent: Agent;
@@ -72,6 +73,7 @@ export function placePlugin(built: string, layout: InstallLayout, service: Servi
   fs.mkdirSync(path.dirname(layout.dir), { recursive: true, mode: 0o700 });
   fs.cpSync(built, stage, { recursive: true });
   fs.writeFileSync(path.join(stage, 'service.json'), JSON.stringify(service, null, 2) + '\n');
+  pinCliInPlugin(stage, service);
   const had = fs.existsSync(layout.dir);
   if (had) fs.renameSync(layout.dir, old);
   try {
@@ -115,8 +117,12 @@ export function integrityProblems(dir: string): string[] {
   try {
     const s = JSON.parse(fs.readFileSync(path.join(dir, 'service.json'), 'utf8')) as Partial<ServiceJson>;
     if (!s.cli || !fs.existsSync(s.cli)) problems.push(`service.json names a CLI that is not there (${s.cli ?? 'none'})`);
+    else if (!isOurCli(s.cli)) problems.push(`service.json names ${s.cli}, which is not the memory-service CLI`);
+    else if (s.node && !fs.existsSync(s.node)) problems.push(`service.json names a Node.js that is not there (${s.node})`);
   } catch {
     problems.push('service.json is missing');
   }
+  const unpinned = unpinnedFiles(dir);
+  if (unpinned.length > 0) problems.push(`${unpinned.join(', ')} run \`service\` from PATH (installed by an older version; on Debian and Ubuntu that is the system's own service command)`);
   return problems;
 }

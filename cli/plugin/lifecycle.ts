@@ -65,7 +65,7 @@ async function migrateAndStart(config: Config, paths: Paths, env: Env): Promise<
   const running = await daemonHealth(config);
   if (running && (running.version !== VERSION || schemaVersion(paths) < SCHEMA_VERSION)) await stopDaemon(config);
   const schema = migrateDataDir(paths);
-  return { schema, daemon: await ensureDaemon(config, env as NodeJS.ProcessEnv) };
+  return { schema, daemon: await ensureDaemon(config, env as NodeJS.ProcessEnv, undefined, { explicit: true }) };
 }
 
 async function place(config: Config, env: Env, agent: Agent, previous: InstallRecord | null, update: boolean): Promise<LifecycleResult> {

@@ -4,12 +4,14 @@
  * and Node.js, daemon health, capture state and why there may be no memory yet, the data dir's
  * schema, the server connection (API key and GET /api/v1/verify) and the telemetry setting.
  */
+import fs from 'node:fs';
 import { callerSession } from '../caller-session.js';
 import { CONFIG_SCHEMA, ConfigError, loadConfig, resolvePaths, type Config, type Env } from '../../engine/index.js';
 import { EXIT } from '../command.js';
-import { clientFor, ensureDaemon } from '../daemon-control.js';
+import { cliPath, clientFor, ensureDaemon } from '../daemon-control.js';
 import { VERSION } from '../version.js';
 import { claudeInfo, compareVersions, MIN_CLAUDE_VERSION, MIN_NODE_MAJOR, nodeInfo } from './agent-cli.js';
+import { serviceOnPath } from './pin-cli.js';
 import { captureCheck, type DaemonStatus } from './status-capture.js';
 import { integrityProblems, pluginManifest, readRecord } from './installed.js';
 import { readJsonObject } from './json-file.js';
@@ -112,6 +114,13 @@ function pluginChecks(env: Env, home: string): Check[] {
   return out;
 }
 
+/** Which program `service` on PATH is: the plugin never depends on it, but a user typing it might. */
+function commandCheck(env: Env): Check {
+  const s = serviceOnPath(env as NodeJS.ProcessEnv);
+  if (s.kind === 'other') return { id: 'command', level: 'info', summary: `\`service\` on PATH is ${s.path}, not this CLI; the plugin runs ${cliPath()} directly`, fix: 'type service-cli where this tool says service (or alias service=service-cli)' };
+  return { id: 'command', level: 'ok', summary: s.kind === 'ours' ? `\`service\` on PATH (${s.path}) runs this CLI` : `the plugin runs ${cliPath()} directly; in a shell, type service-cli` };
+}
+
 async function daemonChecks(config: Config, env: Env, cwd: string): Promise<Check[]> {
   let started = false;
   try {
@@ -138,11 +147,12 @@ export async function pluginStatus(env: Env, cwd: string): Promise<StatusReport>
   else checks.push({ id: 'config', level: 'ok', summary: 'every SERVICE_* setting is valid' });
   for (const [old, now] of renamedInEnv(seen)) checks.push({ id: 'config', level: 'warn', summary: `${old} is an old name, ignored now`, fix: `rename it to ${now} (service plugin update does this in Claude Code's settings)` });
   const config = problems.length === 0 ? loadConfig(seen) : loadConfig({ SERVICE_HOME: seen.SERVICE_HOME });
-  checks.push(...pluginChecks(env, config.home), ...(await agentChecks(env)));
+  checks.push(...pluginChecks(env, config.home), commandCheck(env), ...(await agentChecks(env)));
   if (problems.length === 0) checks.push(...(await daemonChecks(config, seen, cwd)));
   else checks.push({ id: 'daemon', level: 'fail', summary: 'not checked: the daemon cannot start with an invalid setting', fix: 'fix the setting above' });
   const schema = schemaVersion(resolvePaths(config.home));
-  if (schema < SCHEMA_VERSION) checks.push({ id: 'schema', level: 'warn', summary: `data dir schema ${schema}, current ${SCHEMA_VERSION}`, fix: 'service plugin update claude-code' });
+  if (schema === 0 && !fs.existsSync(resolvePaths(config.home).lanceDir)) checks.push({ id: 'schema', level: 'ok', summary: `data dir ${config.home} is new (schema ${SCHEMA_VERSION} on first write)` });
+  else if (schema < SCHEMA_VERSION) checks.push({ id: 'schema', level: 'warn', summary: `data dir schema ${schema}, current ${SCHEMA_VERSION}`, fix: 'service plugin update claude-code' });
   else if (schema > SCHEMA_VERSION) checks.push({ id: 'schema', level: 'fail', summary: `data dir schema ${schema} was written by a newer service (this CLI knows ${SCHEMA_VERSION})`, fix: 'update the service CLI' });
   else checks.push({ id: 'schema', level: 'ok', summary: `data dir ${config.home}, schema ${schema}` });
   checks.push(await serverCheck(config), await telemetryCheck(seen, config));

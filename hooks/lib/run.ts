@@ -84,7 +84,7 @@ function cliCommand(env: NodeJS.ProcessEnv): { cmd: string; args: string[] } {
   } catch {
     // no plugin config
   }
-  return { cmd: 'service', args: [] };
+  return { cmd: 'service-cli', args: [] };
 }
 
 /**

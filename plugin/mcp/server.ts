@@ -13,14 +13,14 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 import { DaemonClient } from '../../daemon/client.js';
 import { callerCaEnv } from '../../daemon/process-env.js';
-import { loadConfig, resolvePaths, SCOPES, type Config } from '../../engine/index.js';
+import { loadConfig, loadConfigWithFile, resolvePaths, SCOPES, type Config } from '../../engine/index.js';
 import manifest from '../.claude-plugin/plugin.json' with { type: 'json' };
 import { searchTool } from './search-tool.js';
 import { serviceCli, startDaemon } from './start-daemon.js';
 
 function configOrError(env: NodeJS.ProcessEnv): Config | Error {
   try {
-    return loadConfig(env);
+    return loadConfigWithFile(env);
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }

@@ -28,7 +28,7 @@ export function serviceCli(env: NodeJS.ProcessEnv, pluginRoot: string): CliComma
   } catch {
     // not installed through `service plugin install`
   }
-  return { cmd: 'service', args: [] };
+  return { cmd: 'service-cli', args: [] };
 }
 
 /** Run `service daemon start`, which returns once the daemon answers on its socket. */

@@ -20,7 +20,9 @@ describe('the dashboard command', () => {
   it('points --json at service status, and is listed in the help', async () => {
     const r = await cli(['tui', '--json'], env);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /service status --json/);
+    const e = (JSON.parse(r.stdout) as { error: { code: string; message: string } }).error;
+    assert.equal(e.code, 'USAGE', 'with --json the error is JSON on stdout');
+    assert.match(e.message, /service status --json/);
     const help = await cli(['--help'], env);
     assert.match(help.stdout, /^ {2}tui +the dashboard: status, pause\/resume, live search, forget/m);
   });

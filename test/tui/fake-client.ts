@@ -53,10 +53,11 @@ export class FakeClient implements DashboardClient {
     return { memory_id: id, versions: this.histories[id] ?? [] };
   }
 
-  async forget(id: string): Promise<{ memory_id: string; deleted: boolean }> {
+  async localForget(req: { memory_ids: string[] }): Promise<{ batch_id: string | null; forgotten: string[]; not_found: string[]; purged: boolean }> {
+    const id = req.memory_ids[0]!;
     this.check('forget', id);
     this.memories = this.memories.filter((m) => m.memory_id !== id);
-    return { memory_id: id, deleted: true };
+    return { batch_id: 'f1', forgotten: [id], not_found: [], purged: false };
   }
 
   async pause(req: { session_id?: string; all?: boolean }) {

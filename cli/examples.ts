@@ -1,0 +1,50 @@
+/** Examples `service <command> --help` prints, one list per command (tested: every command has some). */
+
+const EXAMPLES: Record<string, string[]> = {
+  tui: ['service            # the dashboard (? shows its keys)', 'service tui --poll 500'],
+  status: ['service status', 'service status --json | jq .memories', 'service status --session 5f0c…   # capture state of one agent session'],
+  search: ['service search "how do we store sessions"', 'service search postgres --scope user --top-k 10', 'service search "deploy" --json'],
+  remember: ['service remember "We deploy with GitHub Actions"', 'service remember "I prefer tabs" --personal', 'git log -1 --format=%B | service remember -'],
+  forget: [
+    'service forget 0193b6c2-…-7a1e                      # by id (ids: service list, service search)',
+    'service forget --query "staging database password"  # preview, then asks',
+    'service forget --query "old redis setup" --yes --json',
+    'service forget --undo                                 # same as service undo',
+  ],
+  undo: ['service undo                 # restore what the last forget forgot', 'service undo 0193b6c2-…-7a1e   # restore one memory'],
+  pause: ['service pause                # this repository, every session, until resumed', 'service pause --session 5f0c…', 'service pause --all'],
+  resume: ['service resume', 'service resume --all'],
+  list: ['service list', 'service list --scope user --category preference', 'service list --since 7d --json'],
+  show: ['service show 0193b6c2-…-7a1e', 'service show 0193b6c2-…-7a1e --json'],
+  edit: ['service edit 0193b6c2-…-7a1e                  # opens $EDITOR', 'service edit 0193b6c2-…-7a1e --content "We use PostgreSQL 16"'],
+  history: ['service history 0193b6c2-…-7a1e', 'service history 0193b6c2-…-7a1e --json'],
+  export: ['service export memories.ndjson', 'service export > backup.ndjson', 'service export memories.ndjson --json'],
+  import: ['service import memories.ndjson', 'cat backup.ndjson | service import -'],
+  sync: ['service sync', 'service sync --json'],
+  'sync status': ['service sync status', 'service sync status --json'],
+  'sync now': ['service sync now', 'service sync now --retry-parked'],
+  config: ['service config'],
+  'config list': ['service config list', 'service config list --all --json'],
+  'config get': ['service config get top_k', 'service config get SERVICE_MODEL_DIR'],
+  'config set': ['service config set top_k 8', 'service config set base_url https://memory.example.com', 'service config set SERVICE_SEARCH_SCOPE user'],
+  'config unset': ['service config unset top_k'],
+  'daemon start': ['service daemon start'],
+  'daemon stop': ['service daemon stop'],
+  'daemon restart': ['SERVICE_MODEL_DIR=~/models/bge service daemon restart   # apply this shell’s settings'],
+  'daemon status': ['service daemon status', 'service daemon status --json'],
+  'daemon run': ['service daemon run              # foreground, Ctrl-C stops it'],
+  serve: ['service serve', 'SERVICE_PORT=9000 service serve --data /var/lib/memory-service'],
+  'keys create': ['service keys create --name laptop', 'service keys create --project shop --permissions read'],
+  'keys list': ['service keys list', 'service keys list --data /var/lib/memory-service --json'],
+  'keys revoke': ['service keys revoke key_01…'],
+  'orgs create': ['service orgs create acme --owner alice --email alice@acme.test --project shop'],
+  'orgs list': ['service orgs list', 'service orgs list --json'],
+  'plugin install': ['service plugin install claude-code'],
+  'plugin update': ['service plugin update claude-code'],
+  'plugin uninstall': ['service plugin uninstall claude-code', 'service plugin uninstall claude-code --purge   # also erases memories'],
+  'plugin status': ['service plugin status', 'service plugin status --json'],
+};
+
+export function examplesFor(path: readonly string[]): string[] {
+  return EXAMPLES[path.join(' ')] ?? [];
+}
