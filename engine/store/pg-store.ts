@@ -62,20 +62,21 @@ export const STORE_MIGRATIONS: readonly string[] = [
      vector real[],
      embed_model text,
      is_current boolean NOT NULL DEFAULT false,
-     PRIMARY KEY (store, version_id),
+     PRIMARY KEY (store, memory_id, version_id),
      CONSTRAINT ms_versions_seq UNIQUE (store, seq) DEFERRABLE INITIALLY DEFERRED,
      CONSTRAINT ms_versions_memory_version UNIQUE (store, memory_id, version) DEFERRABLE INITIALLY DEFERRED
    );
    CREATE INDEX ms_versions_current ON ms_versions (store, seq DESC) WHERE is_current;
-   CREATE INDEX ms_versions_memory ON ms_versions (store, memory_id);
+   CREATE INDEX ms_versions_version_id ON ms_versions (store, version_id);
    CREATE TABLE ms_postings (
      store text NOT NULL,
      term text NOT NULL,
      version_id text NOT NULL,
+     memory_id text NOT NULL,
      tf int NOT NULL,
-     doc_length int NOT NULL,
-     PRIMARY KEY (store, term, version_id)
+     doc_length int NOT NULL
    );
+   CREATE INDEX ms_postings_term ON ms_postings (store, term);
    CREATE INDEX ms_postings_version ON ms_postings (store, version_id);
    CREATE TABLE ms_term_df (store text NOT NULL, term text NOT NULL, df int NOT NULL, PRIMARY KEY (store, term));
    CREATE TABLE ms_store_changes (store text NOT NULL, change_no bigint NOT NULL, memory_id text NOT NULL, PRIMARY KEY (store, change_no, memory_id));`,
@@ -153,6 +154,7 @@ function vectorLiteral(v: Float32Array): string {
 
 interface CurrentDoc {
   version_id: string;
+  memory_id: string;
   content: string;
 }
 
@@ -239,7 +241,7 @@ export class PgStore implements MemoryStore {
    */
   private async recompute(tx: SqlQueryable, memoryIds: readonly string[], changeNo: number, body: () => Promise<void>, rewritten: ReadonlySet<string> = new Set()): Promise<number> {
     const ids = [...new Set(memoryIds)];
-    const before = (await tx.query<CurrentDoc>(`SELECT version_id, content FROM ms_versions WHERE store = $1 AND memory_id = ANY($2::text[]) AND is_current`, [this.opts.store, ids])).rows;
+    const before = (await tx.query<CurrentDoc>(`SELECT version_id, memory_id, content FROM ms_versions WHERE store = $1 AND memory_id = ANY($2::text[]) AND is_current`, [this.opts.store, ids])).rows;
     await body();
     const after = (
       await tx.query<{ version_id: string; memory_id: string; version: number; tx: number; deleted: boolean; content: string }>(
@@ -254,7 +256,7 @@ export class PgStore implements MemoryStore {
       byMemory.set(r.memory_id, list);
     }
     const now = new Map<string, CurrentDoc>();
-    for (const list of byMemory.values()) for (const r of currentRows(list as unknown as VersionRow[])) now.set(r.version_id, { version_id: r.version_id, content: r.content });
+    for (const list of byMemory.values()) for (const r of currentRows(list as unknown as VersionRow[])) now.set(r.version_id, { version_id: r.version_id, memory_id: r.memory_id, content: r.content });
     const wasIds = new Set(before.map((r) => r.version_id));
     const removed = before.filter((r) => !now.has(r.version_id) || rewritten.has(r.version_id));
     const added = [...now.values()].filter((r) => !wasIds.has(r.version_id) || rewritten.has(r.version_id));
@@ -270,6 +272,7 @@ export class PgStore implements MemoryStore {
     }
     const pTerms: string[] = [];
     const pIds: string[] = [];
+    const pMem: string[] = [];
     const pTf: number[] = [];
     const pLen: number[] = [];
     for (const r of added) {
@@ -282,6 +285,7 @@ export class PgStore implements MemoryStore {
         df.set(t, (df.get(t) ?? 0) + 1);
         pTerms.push(t);
         pIds.push(r.version_id);
+        pMem.push(r.memory_id);
         pTf.push(n);
         pLen.push(ts.length);
       }
@@ -289,13 +293,20 @@ export class PgStore implements MemoryStore {
     const store = this.opts.store;
     if (removed.length > 0) {
       const rids = removed.map((r) => r.version_id);
-      await tx.query(`DELETE FROM ms_postings WHERE store = $1 AND version_id = ANY($2::text[])`, [store, rids]);
-      await tx.query(`UPDATE ms_versions SET is_current = false WHERE store = $1 AND version_id = ANY($2::text[])`, [store, rids.filter((id) => !now.has(id))]);
+      await tx.query(`DELETE FROM ms_postings WHERE store = $1 AND version_id = ANY($2::text[]) AND memory_id = ANY($3::text[])`, [store, rids, ids]);
+      await tx.query(`UPDATE ms_versions SET is_current = false WHERE store = $1 AND version_id = ANY($2::text[]) AND memory_id = ANY($3::text[])`, [store, rids.filter((id) => !now.has(id)), ids]);
     }
     if (added.length > 0) {
-      await tx.query(`UPDATE ms_versions SET is_current = true WHERE store = $1 AND version_id = ANY($2::text[])`, [store, added.map((r) => r.version_id)]);
+      await tx.query(`UPDATE ms_versions SET is_current = true WHERE store = $1 AND version_id = ANY($2::text[]) AND memory_id = ANY($3::text[])`, [store, added.map((r) => r.version_id), ids]);
       if (pTerms.length > 0) {
-        await tx.query(`INSERT INTO ms_postings (store, term, version_id, tf, doc_length) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[])`, [store, pTerms, pIds, pTf, pLen]);
+        await tx.query(`INSERT INTO ms_postings (store, term, version_id, memory_id, tf, doc_length) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])`, [
+          store,
+          pTerms,
+          pIds,
+          pMem,
+          pTf,
+          pLen,
+        ]);
       }
     }
     const changed = [...df].filter(([, d]) => d !== 0);
@@ -479,11 +490,11 @@ export class PgStore implements MemoryStore {
                  FROM ms_store_meta WHERE store = $1),
            q AS (SELECT d.term, ln(1::float8 + (m.docs - d.df + 0.5::float8) / (d.df + 0.5::float8)) AS idf
                  FROM ms_term_df d CROSS JOIN m WHERE d.store = $1 AND d.term = ANY($2::text[])),
-           s AS (SELECT p.version_id,
+           s AS (SELECT p.version_id, p.memory_id,
                         sum(q.idf * p.tf * 2.2::float8 / (p.tf + 1.2::float8 * (0.25::float8 + (0.75::float8 * p.doc_length) / m.avg))) AS score
                  FROM ms_postings p JOIN q ON q.term = p.term CROSS JOIN m
-                 WHERE p.store = $1 GROUP BY p.version_id)
-      SELECT ${ROW_COLS}, s.score FROM s JOIN ms_versions v ON v.store = $1 AND v.version_id = s.version_id
+                 WHERE p.store = $1 GROUP BY p.version_id, p.memory_id)
+      SELECT ${ROW_COLS}, s.score FROM s JOIN ms_versions v ON v.store = $1 AND v.memory_id = s.memory_id AND v.version_id = s.version_id
       WHERE v.is_current AND s.score > 0 AND ${where}
       ORDER BY s.score DESC, v.seq DESC LIMIT ${p.add(Math.trunc(req.limit))}`;
     const r = await this.db.query(sql, p.values);
