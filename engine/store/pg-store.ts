@@ -329,10 +329,33 @@ export class PgStore implements MemoryStore {
     if (rows.length === 0) return [];
     return this.db.transaction(async (tx) => {
       const m = await this.lock(tx);
+      await this.refuseTakenVersions(tx, rows);
       await this.recompute(tx, rows.map((r) => r.memory_id), m.changeNo + 1, () => this.insertRows(tx, rows, m.lastSeq + 1));
       await tx.query(`UPDATE ms_store_meta SET last_seq = $2 WHERE store = $1`, [this.opts.store, m.lastSeq + rows.length]);
       return rows.map((r, i) => cloneRow({ ...r, seq: m.lastSeq + 1 + i } as VersionRow));
     });
+  }
+
+  /**
+   * Another process (a second server replica) may have written a memory since this one planned
+   * its new versions: refuse rather than store two versions under one number. Checked under the
+   * store's lock, so the answer holds until commit.
+   */
+  private async refuseTakenVersions(tx: SqlQueryable, rows: readonly PlannedRow[]): Promise<void> {
+    const first = new Map<string, number>();
+    for (const r of rows) first.set(r.memory_id, Math.min(first.get(r.memory_id) ?? Infinity, r.version));
+    const r = await tx.query<{ memory_id: string; v: number }>(`SELECT memory_id, max(version) AS v FROM ms_versions WHERE store = $1 AND memory_id = ANY($2::text[]) GROUP BY memory_id`, [
+      this.opts.store,
+      [...first.keys()],
+    ]);
+    for (const x of r.rows) {
+      if (Number(x.v) >= first.get(x.memory_id)!) {
+        throw new EngineError('CONFLICT', `memory ${x.memory_id} was changed concurrently (it already has version ${x.v}); nothing was written: read it again and retry`, {
+          memory_id: x.memory_id,
+          version: Number(x.v),
+        });
+      }
+    }
   }
 
   async rewrite(rows: readonly PlannedRow[]): Promise<VersionRow[]> {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { loadConfig, resolveModelSpec, TransformersEmbedder, type Config, type Embedder } from '../../engine/index.js';
+import { LanceStore, loadConfig, PgStore, pgPoolClient, resolveModelSpec, TransformersEmbedder, type Config, type Embedder, type MemoryStore } from '../../engine/index.js';
 import { createServer, type MemoryServer } from '../../server/index.js';
 import { startPostgres, type TestPostgres } from './postgres.js';
 import { sharedDir, tempDir } from './tmp.js';
@@ -71,6 +71,16 @@ async function serverDatabase(dataDir: string): Promise<string> {
   let url = databaseOf.get(dataDir);
   if (!url) databaseOf.set(dataDir, (url = await (await cluster).createDatabase()));
   return url;
+}
+
+/**
+ * The store of a project of a stopped server, opened as the server opens it (LanceDB in the data
+ * dir, or PostgreSQL): for tests that look at or change committed versions behind the server.
+ */
+export function projectStore(s: Pick<TestServer, 'dataDir' | 'databaseUrl'>, projectId: string): { store: MemoryStore; close(): Promise<void> } {
+  if (!s.databaseUrl) return { store: new LanceStore({ dir: path.join(s.dataDir, 'projects', projectId, 'lance'), dim: tinyEmbedder().dim }), close: async () => {} };
+  const db = pgPoolClient(s.databaseUrl, { max: 2 });
+  return { store: new PgStore({ db, store: projectId, dim: tinyEmbedder().dim }), close: () => db.close() };
 }
 
 export async function startTestServer(opts: { dataDir?: string; config?: Partial<Config>; embedder?: Embedder | null; key?: string } = {}): Promise<TestServer> {
