@@ -12,3 +12,5 @@ export { signPayload, verifySignature, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIV
 export { isBlockedAddress } from './webhook-target.js';
 export { EventLog } from './event-log.js';
 export { openTenancyStore } from './pg-backend.js';
+export { PgTenancyStore } from './pg-tenancy.js';
+export { migrateServer } from './pg-state.js';
