@@ -20,8 +20,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { Bm25Index } from '../text/bm25.js';
 import { queryTerms, terms } from '../text/tokenize.js';
 import type { VersionRow } from '../types.js';
-import { cosine } from '../vector.js';
-import { cloneRow } from './memory-store.js';
+import { cloneRow, exactHits } from './memory-store.js';
 import { filterSql, SqlParams, validSql } from './pg-filter.js';
 import { ensurePgvector, migrate } from './pg-migrate.js';
 import { ResidentView } from './resident-view.js';
@@ -596,27 +595,13 @@ export class PgStore implements MemoryStore {
       p.values,
     );
     const candidates = new Map(pool.filter((r) => validAt(r, req.validAt)).map((r) => [r.version_id, r]));
-    const hits = new Map<string, StoreHit>();
-    if (req.vector) {
-      const scored: [VersionRow, number][] = [];
-      for (const r of candidates.values()) {
-        if (!r.vector || r.embed_model !== req.model || r.vector.length !== req.vector.length) continue;
-        scored.push([r, cosine(req.vector, r.vector)]);
-      }
-      scored.sort((a, b) => b[1] - a[1]);
-      for (const [r, s] of scored.slice(0, req.limit)) hits.set(r.version_id, { row: r, vectorScore: s, textScore: null });
-    }
+    let textScores: Map<string, number> | null = null;
     if (req.text) {
       const idx = new Bm25Index();
       for (const r of candidates.values()) idx.add(r.version_id, r.content);
-      const top = [...idx.score(req.text)].sort((a, b) => b[1] - a[1]).slice(0, req.limit);
-      for (const [id, s] of top) {
-        const hit = hits.get(id);
-        if (hit) hit.textScore = s;
-        else hits.set(id, { row: candidates.get(id)!, vectorScore: null, textScore: s });
-      }
+      textScores = idx.score(req.text);
     }
-    return [...hits.values()];
+    return exactHits(candidates, req, textScores);
   }
 
   async stats(): Promise<StoreStats> {

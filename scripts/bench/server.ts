@@ -249,6 +249,19 @@ async function main(): Promise<void> {
   }
 }
 
+/** Runs against several replicas at once as one row: throughput and counts added, latency of the worse. */
+function combined(name: string, parts: readonly Row[]): Row {
+  return {
+    name,
+    rps: parts.reduce((n, r) => n + r.rps, 0),
+    p50: Math.max(...parts.map((r) => r.p50)),
+    p99: Math.max(...parts.map((r) => r.p99)),
+    requests: parts.reduce((n, r) => n + r.requests, 0),
+    errors: parts.reduce((n, r) => n + r.errors, 0),
+    errorKinds: parts.map((r) => r.errorKinds).join(''),
+  };
+}
+
 /** One backend's rows: adds (10 connections), then searches at RATE/s through one replica and, on PostgreSQL, through two. */
 async function backendRows(backend: 'embedded' | 'postgres', databaseUrl: string): Promise<{ rows: Row[]; seedMs: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${backend}-`));
@@ -278,29 +291,13 @@ async function backendRows(backend: 'embedded' | 'postgres', databaseUrl: string
       await warm(b.url);
       await settle(b.child.pid!);
       const halves = await Promise.all([a.url, b.url].map((u, i) => fixedRate(`half ${i}`, u, s.key, '/v1/memories/search', RATE / 2, q)));
-      rows.push({
-        name: `search, ${RATE} requests/s split over two replicas (p50/p99: the worse replica)`,
-        rps: halves[0]!.rps + halves[1]!.rps,
-        p50: Math.max(halves[0]!.p50, halves[1]!.p50),
-        p99: Math.max(halves[0]!.p99, halves[1]!.p99),
-        requests: halves[0]!.requests + halves[1]!.requests,
-        errors: halves[0]!.errors + halves[1]!.errors,
-        errorKinds: halves[0]!.errorKinds + halves[1]!.errorKinds,
-      });
+      rows.push(combined(`search, ${RATE} requests/s split over two replicas (p50/p99: the worse replica)`, halves));
       let added2 = 0;
       const rAdd2 = new Rng(11);
       const adds = await Promise.all(
         [a.url, b.url].map((u) => load('half', u, s.key, '/v1/memories', () => JSON.stringify({ user_id: `user-${added2 % 25}`, agent_id: 'bench', content: memoryText(rAdd2, 2 * N + added2++) }), { connections: CONNECTIONS / 2 })),
       );
-      rows.push({
-        name: `add, ${CONNECTIONS} connections split over two replicas`,
-        rps: adds[0]!.rps + adds[1]!.rps,
-        p50: Math.max(adds[0]!.p50, adds[1]!.p50),
-        p99: Math.max(adds[0]!.p99, adds[1]!.p99),
-        requests: adds[0]!.requests + adds[1]!.requests,
-        errors: adds[0]!.errors + adds[1]!.errors,
-        errorKinds: adds[0]!.errorKinds + adds[1]!.errorKinds,
-      });
+      rows.push(combined(`add, ${CONNECTIONS} connections split over two replicas`, adds));
     }
     return { rows, seedMs: s.seedMs };
   } finally {
