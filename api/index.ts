@@ -12,6 +12,7 @@ export type { InferJob } from './infer-jobs.js';
 export { inferMemories } from './infer.js';
 export type { InferInput } from './infer.js';
 export type { ExportJob, JobStatus } from './export-jobs.js';
-export { IdempotencyStore } from './idempotency.js';
+export { IdempotencyStore, MAX_IDEMPOTENCY_KEY } from './idempotency.js';
+export type { StoredResponse } from './idempotency.js';
 export { parseBody, filtersSchema, isoTime, limitFromQuery, requireUuid } from './schemas.js';
 export { answerClientErrors } from './client-errors.js';

@@ -282,6 +282,14 @@ export const CONFIG_SCHEMA = {
     group: 'server',
     description: 'Requests per API key per minute before 429 with Retry-After.',
   },
+  databaseUrl: {
+    env: 'SERVICE_DATABASE_URL',
+    kind: 'secret',
+    default: '',
+    defaultLabel: 'unset (embedded: LanceDB and files)',
+    group: 'server',
+    description: '`postgres://` URL: `service serve` keeps its memories, keys, rate limits and idempotency keys in PostgreSQL, so several replicas can share one team (docs/deploy.md).',
+  },
   webhookAllowPrivate: {
     env: 'SERVICE_WEBHOOK_ALLOW_PRIVATE',
     kind: 'bool',

@@ -41,7 +41,7 @@ for (const f of fs.readdirSync(hooksOut)) fs.copyFileSync(path.join(hooksOut, f)
 // schema, so those packages, and the worker embedder and vector scan (their `import.meta` has no
 // CommonJS meaning), are declared free of side effects and must then vanish from the bundle
 // (assertSelfContained fails the build if one is still required).
-const unused = /^(@lancedb\/lancedb|apache-arrow|@huggingface\/transformers|\.{1,2}\/(embed\/)?worker-embedder\.js|\.{1,2}\/(store\/)?vector-scan\.js)$/;
+const unused = /^(@lancedb\/lancedb|apache-arrow|pg|@huggingface\/transformers|\.{1,2}\/(embed\/)?worker-embedder\.js|\.{1,2}\/(store\/)?vector-scan\.js)$/;
 await build({
   ...common,
   entryPoints: [path.join(src, 'mcp', 'server.ts')],

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import path from 'node:path';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { answerClientErrors, createApp, IdempotencyStore } from '../api/index.js';
 import { createEmbedder, extractorFor, ResidentBudget, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
 import { authenticate, callerOfRes } from './auth.js';
@@ -16,6 +16,8 @@ import { eventRoutes } from './event-routes.js';
 import { keyRoutes } from './key-routes.js';
 import { memberRoutes } from './member-routes.js';
 import { orgRoutes } from './org-routes.js';
+import { openPgBackend } from './pg-backend.js';
+import { tenancySync } from './pg-tenancy.js';
 import { ProjectRegistry } from './project-registry.js';
 import { RateLimiter } from './rate-limit.js';
 import { syncRoutes } from './sync-routes.js';
@@ -54,8 +56,10 @@ export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
 }
 
 async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: () => void): Promise<MemoryServer> {
-  const tenancy = new TenancyStore(opts.dataDir);
-  const boot = tenancy.bootstrap();
+  const pgb = cfg.databaseUrl ? await openPgBackend({ url: cfg.databaseUrl, dataDir: opts.dataDir, rateLimitPerMinute: cfg.rateLimitPerMinute, logger }) : null;
+  const tenancy = pgb ? pgb.tenancy : new TenancyStore(opts.dataDir);
+  const boot = pgb ? await pgb.tenancy.bootstrapShared() : tenancy.bootstrap();
+  const storage = pgb ? { backend: 'postgres', vector_path: pgb.vectorPath } : { backend: 'embedded', vector_path: 'lancedb' };
   const embedder =
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: cfg.model, modelDir: cfg.modelDir, dtype: cfg.modelDtype, offline: cfg.offline, cacheDir: path.join(opts.dataDir, 'models'), logger, inWorker: true });
   const projects = new ProjectRegistry({
@@ -67,24 +71,27 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     maxMetadataBytes: cfg.maxMetadataBytes,
     webhooks: { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate },
     residentBudget: new ResidentBudget(cfg.residentSearchRows),
+    openStore: pgb?.openStore,
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.
   await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));
-  const limiter = new RateLimiter(cfg.rateLimitPerMinute);
+  const limiter = pgb ? pgb.limiter : new RateLimiter(cfg.rateLimitPerMinute);
+  // With PostgreSQL, every request first adopts tenancy changes other replicas committed.
+  const shared: RequestHandler[] = pgb ? [tenancySync(pgb.tenancy)] : [];
 
   const root = Router();
   root.get('/health', (_req, res) => {
     res.json({ ok: true });
   });
-  root.get('/api/v1/verify', authenticate(tenancy), limiter.middleware(), (_req, res) => {
+  root.get('/api/v1/verify', ...shared, authenticate(tenancy), limiter.middleware(), (_req, res) => {
     const c = callerOfRes(res);
-    res.json({ valid: true, key_id: c.key.key_id, org_id: c.org_id, project_id: c.project_id, member_id: c.member.member_id, role: c.member.role, scopes: c.permissions });
+    res.json({ valid: true, key_id: c.key.key_id, org_id: c.org_id, project_id: c.project_id, member_id: c.member.member_id, role: c.member.role, scopes: c.permissions, storage });
   });
 
   const app = createApp({
     bodyLimitBytes: cfg.bodyLimitBytes,
     importLimitBytes: cfg.importLimitBytes,
-    before: [authenticate(tenancy), limiter.middleware(), projectContext(projects, new IdempotencyStore(), cfg)],
+    before: [...shared, authenticate(tenancy), limiter.middleware(), projectContext(projects, pgb ? pgb.idempotency : new IdempotencyStore(), cfg)],
     routers: [
       eventRoutes(cfg.pageSizeMax),
       syncRoutes(),
@@ -133,7 +140,10 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
       }
       await projects.closeAll();
       if (opts.embedder === undefined) await embedder?.close();
-      tenancy.flushUsage();
+      if (pgb) {
+        await pgb.tenancy.writeUsage();
+        await pgb.close();
+      } else tenancy.flushUsage();
       unlock();
     },
   };

@@ -11,3 +11,6 @@ export type { EventType, EventJson } from './event-types.js';
 export { signPayload, verifySignature, SIGNATURE_HEADER, TIMESTAMP_HEADER, DELIVERY_HEADER, EVENT_HEADER } from './webhook-signature.js';
 export { isBlockedAddress } from './webhook-target.js';
 export { EventLog } from './event-log.js';
+export { openTenancyStore } from './pg-backend.js';
+export { PgTenancyStore } from './pg-tenancy.js';
+export { migrateServer } from './pg-state.js';

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { ExportJobs, inferMemories, InferJobs, type InferInput } from '../api/index.js';
-import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger } from '../engine/index.js';
+import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
 import { EventLog } from './event-log.js';
 import { ProjectEvents } from './project-events.js';
@@ -28,6 +28,8 @@ export interface ProjectOptions {
   webhooks: Omit<DispatcherOptions, 'logger'>;
   /** Rows all projects of the server may hold in memory for searching (shared). */
   residentBudget: ResidentBudget;
+  /** The project's store when not the embedded LanceDB one (SERVICE_DATABASE_URL: PostgreSQL). */
+  openStore?: ((projectId: string, dim: number, logger: Logger) => MemoryStore) | undefined;
 }
 
 export interface ProjectRuntime {
@@ -49,7 +51,9 @@ export interface ProjectRuntime {
 export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
   const logger = o.logger.child(`project:${o.projectId.slice(-8)}`);
   const engine = new MemoryEngine({
-    store: new LanceStore({ dir: path.join(o.dir, 'lance'), dim: o.embedder?.dim ?? 384, logger, residentBudget: o.residentBudget }),
+    store: o.openStore
+      ? o.openStore(o.projectId, o.embedder?.dim ?? 384, logger)
+      : new LanceStore({ dir: path.join(o.dir, 'lance'), dim: o.embedder?.dim ?? 384, logger, residentBudget: o.residentBudget }),
     embedder: o.embedder,
     logger,
     maxContentChars: o.maxContentChars,

@@ -3,7 +3,7 @@
  * regains `perMinute / 60` per second; a request takes one. An empty bucket answers 429 with
  * Retry-After (whole seconds until the next token) and the error body.
  */
-import type { RequestHandler } from 'express';
+import type { NextFunction, RequestHandler, Response } from 'express';
 import { HttpError } from '../api/index.js';
 import { callerOfRes } from './auth.js';
 
@@ -22,7 +22,7 @@ export class RateLimiter {
   private calls = 0;
 
   constructor(
-    private readonly perMinute: number,
+    protected readonly perMinute: number,
     private readonly now: () => number = Date.now,
   ) {
     this.perMs = perMinute / 60_000;
@@ -53,14 +53,18 @@ export class RateLimiter {
   middleware(): RequestHandler {
     return (_req, res, next) => {
       const { key } = callerOfRes(res);
-      const r = this.take(key.key_id);
-      res.setHeader('RateLimit-Limit', String(this.perMinute));
-      res.setHeader('RateLimit-Remaining', String(r.remaining));
-      if (r.retryAfter > 0) {
-        next(new HttpError(429, 'RATE_LIMITED', `this key exceeded ${this.perMinute} requests per minute; retry in ${r.retryAfter} s`, { limit_per_minute: this.perMinute, retry_after_s: r.retryAfter }, r.retryAfter));
-        return;
-      }
-      next();
+      this.answer(res, next, this.take(key.key_id));
     };
+  }
+
+  /** Set the RateLimit headers and pass the request on, or refuse it with 429. */
+  protected answer(res: Response, next: NextFunction, r: { retryAfter: number; remaining: number }): void {
+    res.setHeader('RateLimit-Limit', String(this.perMinute));
+    res.setHeader('RateLimit-Remaining', String(r.remaining));
+    if (r.retryAfter > 0) {
+      next(new HttpError(429, 'RATE_LIMITED', `this key exceeded ${this.perMinute} requests per minute; retry in ${r.retryAfter} s`, { limit_per_minute: this.perMinute, retry_after_s: r.retryAfter }, r.retryAfter));
+      return;
+    }
+    next();
   }
 }

@@ -16,14 +16,14 @@ import { hashKey, KEY_PREFIX, SHOWN_PREFIX, type ApiKeyRecord, type KeyPermissio
  * Last-use times live in their own file so that recording them never overwrites a change.
  */
 export class TenancyStore {
-  private doc: Doc = { version: 1, orgs: [], projects: [], members: [], keys: [] };
+  protected doc: Doc = { version: 1, orgs: [], projects: [], members: [], keys: [] };
   private readonly file: string;
   private readonly usageFile: string;
   private readonly byHash = new Map<string, ApiKeyRecord>();
-  private readonly usage = new Map<string, string>();
+  protected readonly usage = new Map<string, string>();
   /** Identity of the file last read: every save renames a new inode into place. */
   private stamp = '';
-  private dirtyUsage = false;
+  protected dirtyUsage = false;
 
   constructor(dir: string) {
     fs.mkdirSync(dir, { recursive: true });
@@ -42,7 +42,7 @@ export class TenancyStore {
    * runs). Cheap: one stat. Saves rename a new file into place, so the inode tells changes apart
    * even within one mtime tick.
    */
-  refresh(): void {
+  protected refresh(): void {
     let st: fs.Stats;
     try {
       st = fs.statSync(this.file);
@@ -51,8 +51,13 @@ export class TenancyStore {
     }
     const stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
     if (stamp === this.stamp) return;
-    this.doc = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Doc;
+    this.adopt(JSON.parse(fs.readFileSync(this.file, 'utf8')) as Doc);
     this.stamp = stamp;
+  }
+
+  /** Make `doc` the current document (read from disk, or from the database). */
+  protected adopt(doc: Doc): void {
+    this.doc = doc;
     if (this.doc.orgs.length > 0 && !this.doc.orgs.some((o) => o.operator)) this.doc.orgs[0]!.operator = true;
     this.byHash.clear();
     for (const k of this.doc.keys) {
@@ -66,14 +71,14 @@ export class TenancyStore {
     return this.doc.orgs.length === 0;
   }
 
-  private save(): void {
+  protected save(): void {
     writeAtomic(this.file, JSON.stringify(this.doc, null, 1));
     const st = fs.statSync(this.file);
     this.stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
   }
 
   /** Apply a change to the latest document and persist it, holding the cross-process lock. */
-  private change<T>(fn: () => T): T {
+  protected change<T>(fn: () => T): T {
     return withFileLock(this.file, () => {
       this.refresh();
       const out = fn();
@@ -81,6 +86,12 @@ export class TenancyStore {
       return out;
     });
   }
+
+  /** Make the changes made so far durable (the file store writes each change at once). */
+  async commit(): Promise<void> {}
+
+  /** Release what the store holds open (nothing for the file store). */
+  async close(): Promise<void> {}
 
   /** Persist last-use times if any changed (called periodically, not per request). */
   flushUsage(): void {
@@ -90,8 +101,9 @@ export class TenancyStore {
   }
 
   createOrg(name: string): Org {
+    const base = { org_id: uuidv7(), name, created_at: new Date().toISOString() };
     return this.change(() => {
-      const org: Org = { org_id: uuidv7(), name, created_at: new Date().toISOString(), ...(this.doc.orgs.length === 0 ? { operator: true } : {}) };
+      const org: Org = { ...base, ...(this.doc.orgs.length === 0 ? { operator: true } : {}) };
       this.doc.orgs.push(org);
       return org;
     });

@@ -133,33 +133,17 @@ export class InMemoryStore implements MemoryStore {
         : this.versions.filter((r) => !r.deleted && r.recorded_at <= req.knownAt!);
     const candidates = new Map<string, VersionRow>();
     for (const r of pool) if (validAt(r, req.validAt) && matchesFilter(r, req.filter)) candidates.set(r.version_id, r);
-    const hits = new Map<string, StoreHit>();
-    if (req.vector) {
-      const scored: [VersionRow, number][] = [];
-      for (const r of candidates.values()) {
-        if (!r.vector || r.embed_model !== req.model || r.vector.length !== req.vector.length) continue;
-        scored.push([r, cosine(req.vector, r.vector)]);
-      }
-      scored.sort((a, b) => b[1] - a[1]);
-      for (const [r, s] of scored.slice(0, req.limit)) hits.set(r.version_id, { row: cloneRow(r), vectorScore: s, textScore: null });
-    }
+    let textScores: Map<string, number> | null = null;
     if (req.text) {
-      let scores: Map<string, number>;
       if (req.knownAt === undefined) {
-        scores = this.text.score(req.text, (id) => candidates.has(id));
+        textScores = this.text.score(req.text, (id) => candidates.has(id));
       } else {
         const idx = new Bm25Index();
         for (const r of candidates.values()) idx.add(r.version_id, r.content);
-        scores = idx.score(req.text);
-      }
-      const top = [...scores].sort((a, b) => b[1] - a[1]).slice(0, req.limit);
-      for (const [id, s] of top) {
-        const hit = hits.get(id);
-        if (hit) hit.textScore = s;
-        else hits.set(id, { row: cloneRow(candidates.get(id)!), vectorScore: null, textScore: s });
+        textScores = idx.score(req.text);
       }
     }
-    return [...hits.values()];
+    return exactHits(candidates, req, textScores);
   }
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
@@ -216,6 +200,32 @@ export class InMemoryStore implements MemoryStore {
   async maintain(): Promise<MaintenanceReport> {
     return { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
   }
+}
+
+/**
+ * Both channels over candidate rows, exactly: the `limit` best by cosine (rows of the query's
+ * model and length only) and the `limit` best of the given BM25 scores (null: no text channel).
+ */
+export function exactHits(candidates: ReadonlyMap<string, VersionRow>, req: Pick<StoreSearch, 'vector' | 'model' | 'limit'>, textScores: ReadonlyMap<string, number> | null): StoreHit[] {
+  const hits = new Map<string, StoreHit>();
+  if (req.vector) {
+    const scored: [VersionRow, number][] = [];
+    for (const r of candidates.values()) {
+      if (!r.vector || r.embed_model !== req.model || r.vector.length !== req.vector.length) continue;
+      scored.push([r, cosine(req.vector, r.vector)]);
+    }
+    scored.sort((a, b) => b[1] - a[1]);
+    for (const [r, s] of scored.slice(0, req.limit)) hits.set(r.version_id, { row: cloneRow(r), vectorScore: s, textScore: null });
+  }
+  if (textScores) {
+    const top = [...textScores].sort((a, b) => b[1] - a[1]).slice(0, req.limit);
+    for (const [id, s] of top) {
+      const hit = hits.get(id);
+      if (hit) hit.textScore = s;
+      else hits.set(id, { row: cloneRow(candidates.get(id)!), vectorScore: null, textScore: s });
+    }
+  }
+  return [...hits.values()];
 }
 
 /** A copy of a row that shares nothing mutable with it. */

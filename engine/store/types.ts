@@ -63,7 +63,7 @@ export interface VectorUpdate {
  * its last transaction (none when tombstoned); searches and lists read it unless asked for history.
  */
 export interface MemoryStore {
-  readonly kind: 'lance' | 'memory';
+  readonly kind: 'lance' | 'memory' | 'postgres';
   open(): Promise<void>;
   close(): Promise<void>;
   /**

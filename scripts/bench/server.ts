@@ -9,6 +9,10 @@
  *
  * Options: --memories N (10000), --duration S (15), --rate R (200), --model DIR
  * (../shared/models/random-minilm-l6), --dtype q8|fp32 (q8), --no-write (do not touch BENCHMARKS.md).
+ *
+ * `--backend postgres` instead runs the embedded backend and the PostgreSQL one
+ * (SERVICE_DATABASE_URL) side by side in one run, PostgreSQL also with two replicas sharing the
+ * load: on `--database-url URL`, or on a throwaway PostgreSQL 15 cluster started here.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,8 +21,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
-import { DEFAULT_RESIDENT_ROWS, LanceStore, MemoryEngine, ResidentBudget, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
-import { TenancyStore } from '../../server/index.js';
+import { DEFAULT_RESIDENT_ROWS, LanceStore, MemoryEngine, PgStore, pgPoolClient, ResidentBudget, resolveModelSpec, TransformersEmbedder } from '../../engine/index.js';
+import { migrateServer, PgTenancyStore, TenancyStore } from '../../server/index.js';
+import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import { writeBenchSection } from './markdown.js';
 import { Rng } from './rng.js';
 import { machineDescription } from './machine.js';
@@ -36,6 +41,8 @@ const { values } = parseArgs({
     model: { type: 'string', default: path.resolve(repo, '..', 'shared', 'models', 'random-minilm-l6') },
     dtype: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
+    backend: { type: 'string', default: 'embedded' },
+    'database-url': { type: 'string' },
   },
 });
 const N = Number(values.memories);
@@ -58,12 +65,16 @@ function queryText(r: Rng): string {
   return `why do we ${r.pick(VERB)} ${r.pick(TECH)} for ${r.pick(AREA)}`;
 }
 
-async function seed(dataDir: string): Promise<{ key: string; projectId: string; dim: number; seedMs: number; indexMs: number }> {
-  const boot = new TenancyStore(dataDir).bootstrap();
+async function seed(dataDir: string, databaseUrl = ''): Promise<{ key: string; projectId: string; dim: number; seedMs: number; indexMs: number }> {
+  const db = databaseUrl ? pgPoolClient(databaseUrl) : null;
+  if (db) await migrateServer(db);
+  const boot = db ? await (await PgTenancyStore.open(db, dataDir)).bootstrapShared() : new TenancyStore(dataDir).bootstrap();
   if (!boot) throw new Error(`${dataDir} is not empty`);
   const embedder = new TransformersEmbedder({ spec: resolveModelSpec({ model: '', modelDir: MODEL_DIR, cacheDir: '', dtype: DTYPE }), cacheDir: path.join(dataDir, 'models'), offline: true });
   const engine = new MemoryEngine({
-    store: new LanceStore({ dir: path.join(dataDir, 'projects', boot.project.project_id, 'lance'), dim: embedder.dim }),
+    store: db
+      ? new PgStore({ db, store: boot.project.project_id, dim: embedder.dim })
+      : new LanceStore({ dir: path.join(dataDir, 'projects', boot.project.project_id, 'lance'), dim: embedder.dim }),
     embedder,
     background: false,
   });
@@ -82,6 +93,7 @@ async function seed(dataDir: string): Promise<{ key: string; projectId: string; 
   process.stdout.write('\n');
   await engine.close();
   await embedder.close();
+  await db?.close();
   return { key: boot.secret, projectId: boot.project.project_id, dim: embedder.dim, seedMs, indexMs };
 }
 
@@ -237,5 +249,104 @@ async function main(): Promise<void> {
   }
 }
 
+/** Runs against several replicas at once as one row: throughput and counts added, latency of the worse. */
+function combined(name: string, parts: readonly Row[]): Row {
+  return {
+    name,
+    rps: parts.reduce((n, r) => n + r.rps, 0),
+    p50: Math.max(...parts.map((r) => r.p50)),
+    p99: Math.max(...parts.map((r) => r.p99)),
+    requests: parts.reduce((n, r) => n + r.requests, 0),
+    errors: parts.reduce((n, r) => n + r.errors, 0),
+    errorKinds: parts.map((r) => r.errorKinds).join(''),
+  };
+}
 
-await main();
+/** One backend's rows: adds (10 connections), then searches at RATE/s through one replica and, on PostgreSQL, through two. */
+async function backendRows(backend: 'embedded' | 'postgres', databaseUrl: string): Promise<{ rows: Row[]; seedMs: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${backend}-`));
+  const children: ChildProcess[] = [];
+  try {
+    console.log(`${backend}: seeding ${N} memories`);
+    const s = await seed(dataDir, databaseUrl);
+    const env = databaseUrl ? { SERVICE_DATABASE_URL: databaseUrl } : {};
+    const a = await startServer(dataDir, env);
+    children.push(a.child);
+    const warm = async (url: string): Promise<void> => {
+      const r = await fetch(`${url}/v1/memories/search`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'warm up the model' }) });
+      if (r.status !== 200) throw new Error(`warm-up search answered ${r.status}: ${await r.text()}`);
+    };
+    await warm(a.url);
+    const rows: Row[] = [];
+    const rAdd = new Rng(7);
+    let added = 0;
+    rows.push(await load(`add, ${CONNECTIONS} connections, one replica`, a.url, s.key, '/v1/memories', () => JSON.stringify({ user_id: `user-${added % 25}`, agent_id: 'bench', content: memoryText(rAdd, N + added++) })));
+    await settle(a.child.pid!);
+    const rq = new Rng(9);
+    const q = (): string => JSON.stringify({ query: queryText(rq) });
+    rows.push(await fixedRate(`search, ${RATE} requests/s, one replica`, a.url, s.key, '/v1/memories/search', RATE, q));
+    if (backend === 'postgres') {
+      const b = await startServer(path.join(dataDir, 'replica-b'), env);
+      children.push(b.child);
+      await warm(b.url);
+      await settle(b.child.pid!);
+      const halves = await Promise.all([a.url, b.url].map((u, i) => fixedRate(`half ${i}`, u, s.key, '/v1/memories/search', RATE / 2, q)));
+      rows.push(combined(`search, ${RATE} requests/s split over two replicas (p50/p99: the worse replica)`, halves));
+      let added2 = 0;
+      const rAdd2 = new Rng(11);
+      const adds = await Promise.all(
+        [a.url, b.url].map((u) => load('half', u, s.key, '/v1/memories', () => JSON.stringify({ user_id: `user-${added2 % 25}`, agent_id: 'bench', content: memoryText(rAdd2, 2 * N + added2++) }), { connections: CONNECTIONS / 2 })),
+      );
+      rows.push(combined(`add, ${CONNECTIONS} connections split over two replicas`, adds));
+    }
+    return { rows, seedMs: s.seedMs };
+  } finally {
+    for (const c of children) await stopChild(c);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function compareBackends(): Promise<void> {
+  let cluster: TestPostgres | null = null;
+  try {
+    let url = values['database-url'] ?? '';
+    if (!url) {
+      cluster = await startPostgres();
+      const started = cluster;
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void started.stop().then(() => process.exit(130)));
+      url = await cluster.createDatabase('bench');
+    }
+    const embedded = await backendRows('embedded', '');
+    const pg = await backendRows('postgres', url);
+    const all = [...embedded.rows.map((r) => ['embedded (LanceDB + files)', r] as const), ...pg.rows.map((r) => ['PostgreSQL 15, no pgvector (vector channel resident)', r] as const)];
+    const tableText = [
+      '| backend | workload | requests/s served | p50 ms | p99 ms | requests | errors |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+      ...all.map(([b, r]) => `| ${b} | ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.requests} | ${r.errors}${r.errorKinds} |`),
+    ].join('\n');
+    const find = (rows: Row[], prefix: string): Row | undefined => rows.find((r) => r.name.startsWith(prefix));
+    const one = find(pg.rows, `search, ${RATE} requests/s, one`)!;
+    const two = find(pg.rows, `search, ${RATE} requests/s split`)!;
+    const adds = [find(pg.rows, 'add, 10 connections, one')!, find(pg.rows, 'add, 10 connections split')!];
+    const verdict = (ok: boolean): string => (ok ? 'met' : 'missed');
+    const section = [
+      '## Server backends side by side (`npm run bench:server -- --backend postgres`)',
+      '',
+      `${N.toLocaleString('en-US')} memories in one project on each backend (seeded through the engine: ${(embedded.seedMs / 1000).toFixed(1)} s embedded, ${(pg.seedMs / 1000).toFixed(1)} s PostgreSQL), model ${modelDescription(path.basename(MODEL_DIR), DTYPE)}, servers as child processes, ${DURATION} s per run, adds from autocannon (closed loop), searches from loadtest (open loop, constant rate). PostgreSQL: ${values['database-url'] ? 'the given database' : 'a PostgreSQL 15 cluster started by the bench (fsync off)'} on the same machine, which has no pgvector: full text is BM25 in SQL, the vector channel each replica's resident view. Machine: ${machineDescription()}, load generator, servers and database on the same 2 cores.`,
+      '',
+      tableText,
+      '',
+      `Targets on PostgreSQL: search p99 ≤ 50 ms at ${RATE}/s through one replica → **${verdict(one.p99 <= 50 && one.errors === 0 && one.rps >= RATE * 0.95)}** (p99 ${one.p99} ms, ${one.rps.toFixed(0)}/s served); through two replicas sharing the load → **${verdict(two.p99 <= 50 && two.errors === 0 && two.rps >= RATE * 0.95)}** (p99 ${two.p99} ms); adds ≥ 150/s with 10 writers → **${verdict(Math.max(...adds.map((x) => x.rps)) >= 150)}** (${adds.map((x) => x.rps.toFixed(0)).join(' and ')}/s). The targets name 100k memories; this run has ${N.toLocaleString('en-US')}.`,
+      '',
+      'Reproduce: `npm run build && npm run bench:server -- --backend postgres` (options: `--memories N --duration S --rate R --database-url postgres://…`).',
+    ].join('\n');
+    console.log(`\n${section}\n`);
+    if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'server-backends', section);
+  } finally {
+    await cluster?.stop();
+  }
+}
+
+if (values.backend === 'postgres') await compareBackends();
+else if (values.backend === 'embedded') await main();
+else throw new Error(`--backend takes embedded or postgres, not ${values.backend}`);

@@ -282,6 +282,101 @@ export function storeAcceptance(name: string, make: () => Promise<MemoryStore>):
       }
     });
 
+    it('rewrites versions by id: new seq, old seq left as a gap, current view and full text follow', async () => {
+      const tag = `rewrite${Math.random().toString(36).slice(2, 8)}`;
+      const v1 = row({ content: `original wording ${tag} walrus` });
+      const v2 = { ...v1, version_id: v1.version_id.replace(/.{4}$/, 'cafe'), version: 2, tx: 2, content: `second wording ${tag} narwhal`, recorded_at: v1.recorded_at + 1 };
+      const [s1, s2] = [...(await store.append([v1])), ...(await store.append([v2]))];
+      const moved = { ...v2, version: 5, tx: 5, content: `moved wording ${tag} beluga` };
+      const [r] = await store.rewrite([moved]);
+      assert.ok(r!.seq > s2!.seq, 'the replacement gets a new seq');
+      assert.equal(r!.version, 5);
+      const log = await store.changes(s1!.seq - 1, r!.seq - s1!.seq + 1);
+      assert.deepEqual(
+        log.filter((x) => x.memory_id === v1.memory_id).map((x) => [x.version_id, x.seq]),
+        [
+          [v1.version_id, s1!.seq],
+          [v2.version_id, r!.seq],
+        ],
+        'the old seq is a gap in the change log',
+      );
+      assert.deepEqual(
+        (await store.versionsOf([v1.memory_id])).map((x) => [x.version, x.content]),
+        [
+          [1, v1.content],
+          [5, moved.content],
+        ],
+      );
+      assert.deepEqual(
+        (await store.currentOf([v1.memory_id])).map((x) => x.content),
+        [moved.content],
+      );
+      const found = async (word: string): Promise<string[]> =>
+        (await store.search({ text: `${word} ${tag}`, vector: null, model: null, filter: { memory_ids: [v1.memory_id] }, validAt: Date.now(), limit: 5 })).map((h) => h.row.content);
+      assert.deepEqual(await found('beluga'), [moved.content]);
+      assert.equal((await found('narwhal')).some((c) => c.includes('narwhal')), false, 'the replaced text is no longer indexed');
+      assert.equal((await store.maxVersions([v1.memory_id])).get(v1.memory_id), 5);
+    });
+
+    it('serves the change log in seq order, bounded by the limit', async () => {
+      const start = (await store.stats()).lastSeq;
+      const rows = Array.from({ length: 6 }, (_, i) => row({ content: `change log row ${i}` }));
+      await store.append(rows.slice(0, 3));
+      await store.append(rows.slice(3));
+      const page1 = await store.changes(start, 4);
+      assert.deepEqual(
+        page1.map((r) => r.seq),
+        [start + 1, start + 2, start + 3, start + 4],
+      );
+      const page2 = await store.changes(start + 4, 4);
+      assert.deepEqual(
+        page2.map((r) => r.version_id),
+        rows.slice(4).map((r) => r.version_id),
+      );
+      assert.deepEqual(await store.changes(start + 6, 10), []);
+    });
+
+    it('counts versions, current rows, the embedding backlog and the last seq', async () => {
+      const s0 = await store.stats();
+      const a = row({ content: 'stats probe one', vector: await vec('stats probe one'), embed_model: embedder.model });
+      const b = row({ content: 'stats probe two' });
+      await store.append([a, b]);
+      await store.append([{ ...a, version_id: a.version_id.replace(/.{4}$/, 'd00d'), version: 2, tx: 2, content: '', deleted: true, recorded_at: a.recorded_at + 1 }]);
+      const s1 = await store.stats();
+      assert.equal(s1.versions - s0.versions, 3);
+      assert.equal(s1.current - s0.current, 1, 'the tombstoned memory has no current row');
+      assert.equal(s1.unembedded - s0.unembedded, 1, 'the row without a vector is in the backlog');
+      assert.equal(s1.lastSeq - s0.lastSeq, 3);
+      await store.setVectors([{ version_id: b.version_id, vector: await vec(b.content), model: embedder.model }]);
+      assert.equal((await store.stats()).unembedded, s0.unembedded);
+    });
+
+    it('keeps seq gap-free and every row once under concurrent writers', async () => {
+      const start = (await store.stats()).lastSeq;
+      const writers = 8;
+      const per = 5;
+      const batches = Array.from({ length: writers }, (_, w) => Array.from({ length: per }, (_, i) => row({ content: `concurrent writer ${w} row ${i} heron` })));
+      const stored = await Promise.all(batches.map((b) => store.append(b)));
+      for (const s of stored) {
+        const seqs = s.map((r) => r.seq);
+        assert.deepEqual(
+          seqs,
+          seqs.map((_, i) => seqs[0]! + i),
+          'one append gets consecutive seqs',
+        );
+      }
+      const all = stored.flat().map((r) => r.seq).sort((x, y) => x - y);
+      assert.deepEqual(
+        all,
+        Array.from({ length: writers * per }, (_, i) => start + 1 + i),
+      );
+      const log = await store.changes(start, writers * per + 10);
+      assert.equal(log.length, writers * per);
+      assert.equal(new Set(log.map((r) => r.version_id)).size, writers * per);
+      const hits = await store.search({ text: 'concurrent writer heron', vector: null, model: null, filter: {}, validAt: Date.now(), limit: 100 });
+      assert.equal(hits.filter((h) => h.row.content.endsWith('heron')).length, writers * per);
+    });
+
     it('survives maintenance with results unchanged', async () => {
       const r = row({ content: 'maintenance survivor pangolin', vector: await vec('maintenance survivor pangolin'), embed_model: embedder.model });
       await store.append([r]);

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { assertError } from '../helpers/errors.js';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, testServerBackend } from '../helpers/server.js';
 import { repoRoot, tempDir } from '../helpers/tmp.js';
 import { buildTeam, ok } from '../helpers/team.js';
 
@@ -22,7 +22,16 @@ describe('verify and revocation', () => {
       const v = ok(await s.as(t.bob.key)('GET', '/api/v1/verify'));
       assert.deepEqual(
         { ...v, key_id: typeof v.key_id },
-        { valid: true, key_id: 'string', org_id: t.orgId, project_id: t.projectA, member_id: t.bob.member, role: 'member', scopes: ['read', 'write'] },
+        {
+          valid: true,
+          key_id: 'string',
+          org_id: t.orgId,
+          project_id: t.projectA,
+          member_id: t.bob.member,
+          role: 'member',
+          scopes: ['read', 'write'],
+          storage: testServerBackend === 'postgres' ? { backend: 'postgres', vector_path: 'resident' } : { backend: 'embedded', vector_path: 'lancedb' },
+        },
       );
       for (const auth of [undefined, 'Bearer', 'Bearer msk_nope', 'Basic dXNlcjpwdw==', `Bearer ${t.bob.key}x`]) {
         const r = await fetch(`${s.url}/api/v1/verify`, { headers: auth ? { Authorization: auth } : {} });
@@ -43,17 +52,17 @@ describe('verify and revocation', () => {
       assert.equal((await bob('GET', '/v1/memories?limit=1')).status, 200);
       const keyId = ok(await bob('GET', '/api/v1/verify')).key_id;
       const home = tempDir('cli-home-');
-      const { stdout } = await run(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'keys', 'revoke', keyId, '--data', s.dataDir, '--json'], { env: { ...process.env, SERVICE_HOME: home } });
+      const { stdout } = await run(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'keys', 'revoke', keyId, '--data', s.dataDir, '--json'], { env: { ...process.env, SERVICE_HOME: home, SERVICE_DATABASE_URL: s.databaseUrl } });
       assert.equal(JSON.parse(stdout).key_id, keyId);
       assertError(await bob('GET', '/v1/memories?limit=1'), 401, 'UNAUTHORIZED');
       assertError(await bob('GET', '/api/v1/verify'), 401, 'UNAUTHORIZED');
       assert.equal((await s.as(t.alice.key)('GET', '/v1/memories?limit=1')).status, 200, 'other keys still work');
       // A key created by the CLI in another process works at once too.
-      const created = await run(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'keys', 'create', '--data', s.dataDir, '--project', t.projectA, '--member', t.bob.member, '--json'], { env: { ...process.env, SERVICE_HOME: home } });
+      const created = await run(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'keys', 'create', '--data', s.dataDir, '--project', t.projectA, '--member', t.bob.member, '--json'], { env: { ...process.env, SERVICE_HOME: home, SERVICE_DATABASE_URL: s.databaseUrl } });
       const fresh = JSON.parse(created.stdout);
       assert.deepEqual(fresh.permissions, ['read', 'write']);
       assert.equal(ok(await s.as(fresh.key)('GET', '/api/v1/verify')).key_id, fresh.key_id);
-      const denied = await run(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'keys', 'create', '--data', s.dataDir, '--project', t.projectA, '--member', t.reader.member, '--permissions', 'read,write'], { env: { ...process.env, SERVICE_HOME: home } }).catch((e: any) => e);
+      const denied = await run(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'keys', 'create', '--data', s.dataDir, '--project', t.projectA, '--member', t.reader.member, '--permissions', 'read,write'], { env: { ...process.env, SERVICE_HOME: home, SERVICE_DATABASE_URL: s.databaseUrl } }).catch((e: any) => e);
       assert.equal(denied.code, 2);
       assert.match(denied.stderr, /reader/);
     } finally {

@@ -1,0 +1,84 @@
+/**
+ * `SERVICE_DATABASE_URL`: the pieces of the server that keep their state in PostgreSQL instead of
+ * the data directory: one pool, the schema migrated at start, the project stores (PgStore, one
+ * per project in shared tables), tenancy, rate limits and Idempotency-Keys.
+ */
+import { ensurePgvector, PgStore, pgPoolClient, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
+import { PgIdempotencyStore } from './pg-idempotency.js';
+import { PgRateLimiter } from './pg-rate-limit.js';
+import { migrateServer } from './pg-state.js';
+import { PgTenancyStore } from './pg-tenancy.js';
+import { TenancyStore } from './tenancy.js';
+
+export type VectorPath = 'pgvector' | 'resident';
+
+export interface PgBackend {
+  db: SqlClient;
+  tenancy: PgTenancyStore;
+  limiter: PgRateLimiter;
+  idempotency: PgIdempotencyStore;
+  vectorPath: VectorPath;
+  openStore(projectId: string, dim: number, logger: Logger): MemoryStore;
+  close(): Promise<void>;
+}
+
+/** The URL with its password masked, for logs and errors. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/**
+ * The tenancy records of a server for the CLI (`service keys`, `service orgs`): the data dir's
+ * file, or the database when `databaseUrl` is set. Call `commit()` before reporting a change.
+ */
+export async function openTenancyStore(dir: string, databaseUrl: string): Promise<TenancyStore> {
+  if (!databaseUrl) return new TenancyStore(dir);
+  checkDatabaseUrl(databaseUrl);
+  const db = pgPoolClient(databaseUrl, { max: 2, applicationName: 'memory-service cli' });
+  try {
+    await migrateServer(db);
+    const t = await PgTenancyStore.open(db, dir, true);
+    if (t.empty) await t.bootstrapShared();
+    return t;
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw new Error(`cannot use the database at ${redactDatabaseUrl(databaseUrl)}: ${(err as Error).message}`);
+  }
+}
+
+function checkDatabaseUrl(url: string): void {
+  if (!/^postgres(ql)?:\/\//i.test(url)) throw new Error('SERVICE_DATABASE_URL must be a postgres:// (or postgresql://) URL, e.g. postgres://user:password@db.example.com:5432/memory');
+}
+
+export async function openPgBackend(o: { url: string; dataDir: string; rateLimitPerMinute: number; logger: Logger; poolSize?: number }): Promise<PgBackend> {
+  checkDatabaseUrl(o.url);
+  const db = pgPoolClient(o.url, { max: o.poolSize ?? 20, applicationName: 'memory-service serve' });
+  try {
+    await db.query('SELECT 1').catch((err: unknown) => {
+      throw new Error(`cannot reach the database at ${redactDatabaseUrl(o.url)}: ${(err as Error).message}`);
+    });
+    await migrateServer(db);
+    const vectorPath: VectorPath = (await ensurePgvector(db)) ? 'pgvector' : 'resident';
+    o.logger.info('server state in PostgreSQL', { database: redactDatabaseUrl(o.url), vector_path: vectorPath });
+    if (vectorPath === 'resident') o.logger.warn('pgvector is not installed in the database: each replica serves vector search from its in-memory view (CREATE EXTENSION vector to search in the database)');
+    const tenancy = await PgTenancyStore.open(db, o.dataDir);
+    return {
+      db,
+      tenancy,
+      limiter: new PgRateLimiter(db, o.rateLimitPerMinute),
+      idempotency: new PgIdempotencyStore(db),
+      vectorPath,
+      openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
+      close: () => db.close(),
+    };
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}

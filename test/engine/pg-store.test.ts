@@ -1,0 +1,156 @@
+/**
+ * PgStore against a real PostgreSQL 15 (started here, in a temp dir) and against PGlite with
+ * pgvector: the shared MemoryStore acceptance suite over every vector path, and rankings equal to
+ * the embedded store's.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import path from 'node:path';
+import { FakeEmbedder, LanceStore, PgStore, pgPoolClient, type MemoryStore, type SqlClient } from '../../engine/index.js';
+import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
+import { pgliteClient } from '../helpers/pglite.js';
+import { row } from '../helpers/rows.js';
+import { tempDir } from '../helpers/tmp.js';
+import { storeAcceptance } from './store-acceptance.js';
+
+const skip = skipWithoutPostgres();
+const pgCluster = sharedPostgres();
+const clients: SqlClient[] = [];
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+});
+
+async function pgClient(url?: string): Promise<SqlClient> {
+  const c = pgPoolClient(url ?? (await (await pgCluster()).createDatabase()));
+  clients.push(c);
+  return c;
+}
+
+if (skip) {
+  describe('PgStore on PostgreSQL', { skip }, () => {
+    it('needs PostgreSQL', () => {});
+  });
+} else {
+  storeAcceptance('PgStore on PostgreSQL 15 (resident vector view)', async () => new PgStore({ db: await pgClient(), store: 'p1', dim: 16 }));
+}
+storeAcceptance('PgStore on PGlite with pgvector (HNSW)', async () => {
+  const c = await pgliteClient();
+  clients.push(c);
+  return new PgStore({ db: c, store: 'p1', dim: 16 });
+});
+
+describe('PgStore', { skip }, () => {
+  const embedder = new FakeEmbedder(16);
+  let db: SqlClient;
+  let dbUrl: string;
+  before(async () => {
+    dbUrl = await (await pgCluster()).createDatabase();
+    db = await pgClient(dbUrl);
+  });
+
+  it('says which vector path it uses', async () => {
+    const s = new PgStore({ db, store: 'path', dim: 16 });
+    await s.open();
+    assert.equal(s.vectorPath, 'resident', 'Debian PostgreSQL 15 has no pgvector');
+    assert.equal((await s.stats()).vectorIndex, false);
+    await s.close();
+    const lite = await pgliteClient();
+    clients.push(lite);
+    const v = new PgStore({ db: lite, store: 'path', dim: 16 });
+    await v.open();
+    assert.equal(v.vectorPath, 'pgvector');
+    await v.close();
+  });
+
+  it('keeps stores in one database apart', async () => {
+    const a = new PgStore({ db, store: 'apart-a', dim: 16 });
+    const b = new PgStore({ db, store: 'apart-b', dim: 16 });
+    await a.open();
+    await b.open();
+    await a.append([row({ content: 'only in store a capybara' })]);
+    assert.equal((await b.search({ text: 'capybara', vector: null, model: null, filter: {}, validAt: Date.now(), limit: 5 })).length, 0);
+    assert.equal((await b.stats()).versions, 0);
+    assert.equal((await a.stats()).lastSeq, 1);
+    assert.equal((await b.append([row()]))[0]!.seq, 1, 'each store numbers its own seq');
+  });
+
+  it('shows a write through one instance to a vector search through another at once', async () => {
+    // Two pools on one database: two replicas.
+    const a = new PgStore({ db, store: 'replicas', dim: 16 });
+    const b = new PgStore({ db: await pgClient(dbUrl), store: 'replicas', dim: 16 });
+    await a.open();
+    await b.open();
+    const q = async (s: PgStore, text: string): Promise<string[]> =>
+      (await s.search({ text: null, vector: await embedder.embedQuery(text), model: embedder.model, filter: {}, validAt: Date.now(), limit: 3 })).map((h) => h.row.content);
+    assert.deepEqual(await q(b, 'anything'), []);
+    const r = row({ content: 'replica visibility tapir', vector: await embedder.embedDocuments(['replica visibility tapir']).then((v) => v[0]!), embed_model: embedder.model });
+    await a.append([r]);
+    assert.deepEqual(await q(b, 'replica visibility tapir'), ['replica visibility tapir']);
+    await a.append([{ ...r, version_id: r.version_id.replace(/.{4}$/, 'f00d'), version: 2, tx: 2, content: '', deleted: true, recorded_at: r.recorded_at + 1 }]);
+    assert.deepEqual(await q(b, 'replica visibility tapir'), [], 'a forget on A is gone from B at once');
+    const c = row({ content: 'vector set later okapi' });
+    await b.append([c]);
+    assert.deepEqual(await q(b, 'vector set later okapi'), []);
+    await a.setVectors([{ version_id: c.version_id, vector: await embedder.embedQuery('vector set later okapi'), model: embedder.model }]);
+    assert.deepEqual(await q(b, 'vector set later okapi'), ['vector set later okapi']);
+    await a.purge([c.memory_id]);
+    assert.deepEqual(await q(b, 'vector set later okapi'), []);
+  });
+
+  /** Scores equal to 1e-9 are a tie (summation order moves the last bits); ties rank by id. */
+  const tieSafe = (s: number): number => Math.round(s * 1e9);
+
+  it('ranks full text and vectors exactly like the embedded LanceStore (ids, order, scores within 1e-6)', async () => {
+    const mem: MemoryStore = new LanceStore({ dir: path.join(tempDir('lance-'), 'db'), dim: 16 });
+    const pgs = new PgStore({ db, store: 'parity', dim: 16 });
+    const lite = await pgliteClient();
+    clients.push(lite);
+    const pgv = new PgStore({ db: lite, store: 'parity', dim: 16 });
+    const stores = [mem, pgs, pgv];
+    for (const s of stores) await s.open();
+    const words = 'deploy pipeline session store postgres redis cache webhook retry queue worker index vector search token budget release branch review test flaky'.split(' ');
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const rows = [];
+    for (let i = 0; i < 120; i++) {
+      const content = Array.from({ length: 4 + Math.floor(rnd() * 12) }, () => words[Math.floor(rnd() * words.length)]).join(' ');
+      rows.push(row({ content, vector: (await embedder.embedDocuments([content]))[0]!, embed_model: embedder.model }));
+    }
+    // Some updates and forgets, so the statistics have moved.
+    const later = rows.slice(0, 10).map((r, i) => ({ ...r, version_id: r.version_id.replace(/.{4}$/, 'e0e0'), version: 2, tx: 2, content: i % 2 ? `${r.content} release` : '', deleted: i % 2 === 0, recorded_at: r.recorded_at + 1 }));
+    for (const s of stores) {
+      for (let i = 0; i < rows.length; i += 17) await s.append(rows.slice(i, i + 17));
+      await s.append(later);
+    }
+    for (const query of ['deploy pipeline', 'session store postgres', 'flaky test review', 'vector search token budget release', 'redis']) {
+      const req = { text: query, vector: await embedder.embedQuery(query), model: embedder.model, filter: {}, validAt: Date.now(), limit: 500 }; // every match: ties at a cut-off have no one right order
+      const [want, ...got] = await Promise.all(stores.map((s) => s.search(req)));
+      const textRank = (hits: typeof want): [string, number][] =>
+        hits!
+          .filter((h) => h.textScore !== null)
+          .sort((a, b) => tieSafe(b.textScore!) - tieSafe(a.textScore!) || a.row.version_id.localeCompare(b.row.version_id))
+          .map((h) => [h.row.version_id, h.textScore!]);
+      const vecRank = (hits: typeof want): [string, number][] =>
+        hits!
+          .filter((h) => h.vectorScore !== null)
+          .sort((a, b) => tieSafe(b.vectorScore!) - tieSafe(a.vectorScore!) || a.row.version_id.localeCompare(b.row.version_id))
+          .map((h) => [h.row.version_id, h.vectorScore!]);
+      for (const g of got) {
+        for (const rank of [textRank, vecRank]) {
+          const w = rank(want);
+          const h = rank(g);
+          const what = `${query} (${rank === textRank ? 'text' : 'vector'})`;
+          assert.ok(w.length > 0, `${what}: the reference finds something`);
+          assert.equal(h.length, w.length, `${what}: as many hits`);
+          const ref = new Map(w);
+          h.forEach(([id, score], i) => {
+            assert.ok(ref.has(id), `${what}: ${id} is not a reference hit`);
+            assert.ok(Math.abs(score - ref.get(id)!) < 1e-6, `${what}: score of ${id}: ${score} vs ${ref.get(id)}`);
+            // Same order: where the ids differ, the two scores tie (within 1e-6).
+            if (id !== w[i]![0]) assert.ok(Math.abs(score - w[i]![1]) < 1e-6, `${what}: rank ${i} is ${id} (${score}), the reference has ${w[i]![0]} (${w[i]![1]})`);
+          });
+        }
+      }
+    }
+  });
+});

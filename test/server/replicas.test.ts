@@ -1,0 +1,174 @@
+/**
+ * Two `service serve` processes on one PostgreSQL database (SERVICE_DATABASE_URL), as behind a
+ * load balancer: a key made through one works on the other, a write through A is found by a
+ * search on B at once, concurrent edits of one memory never store two versions under one number,
+ * the rate limit is one bucket for both, and kill -9 of a replica mid-write loses nothing it
+ * acknowledged.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
+import { call, type Reply } from '../helpers/server.js';
+import { repoRoot, sharedDir, tempDir } from '../helpers/tmp.js';
+
+const skip = skipWithoutPostgres();
+const cluster = sharedPostgres();
+const RATE = 120;
+
+interface Replica {
+  child: ChildProcess;
+  url: string;
+  out: string;
+}
+
+function serve(dataDir: string, databaseUrl: string): Promise<Replica> {
+  const child = spawn(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
+    env: {
+      ...process.env,
+      SERVICE_HOME: path.join(dataDir, 'home'),
+      SERVICE_DATABASE_URL: databaseUrl,
+      SERVICE_MODEL_DIR: sharedDir('models', 'random-bert-tiny'),
+      SERVICE_OFFLINE: 'true',
+      SERVICE_RATE_LIMIT_PER_MINUTE: String(RATE),
+      SERVICE_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (b: Buffer): void => {
+      out += b.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) resolve({ child, url, out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    child.once('exit', (code) => reject(new Error(`service serve exited with ${code}: ${out}`)));
+  });
+}
+
+async function stop(r: Replica | undefined): Promise<void> {
+  if (!r || r.child.exitCode !== null || r.child.signalCode !== null) return;
+  const gone = new Promise((res) => r.child.once('exit', res));
+  r.child.kill('SIGTERM');
+  await gone;
+}
+
+describe('two server replicas on one PostgreSQL', { skip }, () => {
+  let db: string;
+  let a: Replica;
+  let b: Replica;
+  let admin: string;
+  /** Keys each test uses, so the shared per-key rate limit of one test does not touch another. */
+  let fresh: () => Promise<string>;
+
+  before(async () => {
+    db = await (await cluster()).createDatabase();
+    const root = tempDir('replicas-');
+    [a, b] = await Promise.all([serve(path.join(root, 'a'), db), serve(path.join(root, 'b'), db)]);
+    // Both started on an empty database at once: exactly one of them created the first key.
+    const keys = [a.out, b.out].map((o) => /^\s+(msk_\S+)\s*$/m.exec(o)?.[1]).filter((k): k is string => !!k);
+    assert.equal(keys.length, 1, `one bootstrap key between the two replicas:\n${a.out}\n${b.out}`);
+    admin = keys[0]!;
+    const v = await call(b.url, admin, 'GET', '/api/v1/verify');
+    assert.equal(v.status, 200, v.text);
+    assert.deepEqual(v.json.storage, { backend: 'postgres', vector_path: 'resident' });
+    fresh = async () => {
+      const r = await call(a.url, admin, 'POST', `/v1/orgs/${v.json.org_id}/projects/${v.json.project_id}/keys`, { member_id: v.json.member_id, name: 'replica test', permissions: ['read', 'write'] });
+      assert.equal(r.status, 201, r.text);
+      return r.json.key as string;
+    };
+  });
+
+  after(async () => {
+    await Promise.all([stop(a), stop(b)]);
+  });
+
+  it('serves a key created through A on B at once, and refuses it on B once revoked through A', async () => {
+    const key = await fresh();
+    assert.equal((await call(b.url, key, 'GET', '/api/v1/verify')).status, 200);
+    const v = (await call(b.url, key, 'GET', '/api/v1/verify')).json;
+    const del = await call(a.url, admin, 'DELETE', `/v1/orgs/${v.org_id}/projects/${v.project_id}/keys/${v.key_id}`);
+    assert.equal(del.status, 200, del.text);
+    assert.equal((await call(b.url, key, 'GET', '/api/v1/verify')).status, 401);
+  });
+
+  it('finds a write through A in a search on B at once (both channels), and a forget through B on A', async () => {
+    const key = await fresh();
+    const add = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'u', content: 'the staging database is called quetzal-7 and lives in Frankfurt' });
+    assert.equal(add.status, 201, add.text);
+    const id = add.json.memory_id as string;
+    const search = async (r: Replica, mode?: string): Promise<string[]> => {
+      const s = await call(r.url, key, 'POST', '/v1/memories/search', { query: 'quetzal-7 staging database Frankfurt', user_id: 'u', ...(mode ? { mode } : {}) });
+      assert.equal(s.status, 200, s.text);
+      return s.json.results.map((x: { id?: string; memory_id?: string }) => x.id ?? x.memory_id);
+    };
+    assert.ok((await search(b)).includes(id), 'B finds what A wrote');
+    const del = await call(b.url, key, 'DELETE', `/v1/memories/${id}`);
+    assert.equal(del.status, 200, del.text);
+    assert.ok(!(await search(a)).includes(id), 'A no longer finds what B forgot');
+  });
+
+  it('stores concurrent edits of one memory through both replicas under distinct version numbers', async () => {
+    const key = await fresh();
+    const add = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'u', content: 'edit race version zero' });
+    const id = add.json.memory_id as string;
+    const edits: Reply[] = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(i % 2 ? b.url : a.url, key, 'PATCH', `/v1/memories/${id}`, { content: `edit race version ${i + 1}` })),
+    );
+    for (const e of edits) assert.ok(e.status === 200 || e.status === 409, `${e.status} ${e.text}`);
+    const okCount = edits.filter((e) => e.status === 200).length;
+    assert.ok(okCount >= 1);
+    const hist = await call(b.url, key, 'GET', `/v1/memories/${id}/history`);
+    const versions = hist.json.versions.map((v: { version: number }) => v.version) as number[];
+    assert.deepEqual(
+      versions,
+      versions.map((_, i) => i + 1),
+      'versions 1..n, none twice, none missing',
+    );
+    assert.equal(new Set(hist.json.versions.map((v: { tx: number }) => v.tx)).size, okCount + 1, 'one transaction per acknowledged edit');
+  });
+
+  it('draws both replicas from one rate-limit bucket per key', async () => {
+    const key = await fresh();
+    const statuses: number[] = [];
+    for (let i = 0; i < RATE * 2; i += 8) {
+      const batch = await Promise.all(Array.from({ length: 8 }, (_, j) => call((i + j) % 2 ? b.url : a.url, key, 'GET', '/api/v1/verify')));
+      statuses.push(...batch.map((r) => r.status));
+    }
+    const allowed = statuses.filter((s) => s === 200).length;
+    assert.ok(statuses.every((s) => s === 200 || s === 429));
+    // One bucket of RATE tokens (plus what refills during the run), not one per replica.
+    assert.ok(allowed >= RATE && allowed < RATE * 1.3, `allowed ${allowed} of ${statuses.length} with ${RATE}/min across two replicas`);
+  });
+
+  it('loses nothing acknowledged when a replica is killed with SIGKILL mid-write', async () => {
+    const key = await fresh();
+    const acked: string[] = [];
+    let stopWriting = false;
+    const writer = async (w: number): Promise<void> => {
+      for (let i = 0; !stopWriting; i++) {
+        const r = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'crash', content: `crash test writer ${w} note ${i}` }).catch(() => null);
+        if (!r) return; // the replica is gone
+        if (r.status === 201) acked.push(r.json.memory_id);
+      }
+    };
+    const writers = Array.from({ length: 4 }, (_, w) => writer(w));
+    while (acked.length < 10) await new Promise((r) => setTimeout(r, 20));
+    a.child.kill('SIGKILL');
+    stopWriting = true;
+    await Promise.all(writers);
+    assert.ok(acked.length >= 10);
+    for (const id of acked) {
+      const r = await call(b.url, key, 'GET', `/v1/memories/${id}`);
+      assert.equal(r.status, 200, `acknowledged ${id} is readable through B: ${r.text}`);
+    }
+    const listed = await call(b.url, key, 'GET', '/v1/memories?user_id=crash&limit=1000');
+    const ids = listed.json.results.map((x: { id?: string; memory_id?: string }) => x.id ?? x.memory_id);
+    assert.equal(new Set(ids).size, ids.length, 'no memory twice');
+    // B keeps serving writes after A died mid-transaction (its locks were released).
+    assert.equal((await call(b.url, key, 'POST', '/v1/memories', { user_id: 'crash', content: 'after the crash' })).status, 201);
+  });
+});
