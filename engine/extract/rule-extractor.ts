@@ -5,7 +5,10 @@
  *
  * Roles: user sentences count as stated; assistant sentences only when they state a conclusion
  * ("Decision: …", "I've switched … because …", "From now on …", bullets under a Summary
- * heading); tool turns only through the conservative rules of tool-facts.ts.
+ * heading), a finding (a root cause), or belong to Claude Code's compaction summary; tool turns
+ * only through the conservative rules of tool-facts.ts. Answers are resolved against the
+ * question they answer (answers.ts). A request for now or an approval is never a memory; a
+ * preference goes to the personal space only when durable or habitual and not conditional.
  */
 import type { Embedder } from '../embed/types.js';
 import { normalizeContent } from '../text/content.js';

@@ -62,9 +62,15 @@ export async function searchTool(args: SearchArgs, deps: SearchDeps): Promise<Ca
     try {
       r = await deps.client.localSearch(request);
     } catch (err) {
-      if (!(err instanceof DaemonUnreachableError)) throw err;
-      await deps.startDaemon();
-      r = await deps.client.localSearch(request);
+      if (err instanceof DaemonApiError && err.code === 'VALIDATION_FAILED' && /relevant/.test(err.message)) {
+        // A daemon older than this plugin knows no relevance floor: search without it.
+        const { relevant: _floor, ...older } = request;
+        r = await deps.client.localSearch(older);
+      } else {
+        if (!(err instanceof DaemonUnreachableError)) throw err;
+        await deps.startDaemon();
+        r = await deps.client.localSearch(request);
+      }
     }
   } catch (err) {
     if (err instanceof DaemonApiError) return failure(explain(err, scope, deps.cwd));

@@ -96,8 +96,17 @@ function currentMemories(exportText: string): StoredMemory[] {
 }
 
 export async function evaluate(fixtures: readonly Fixture[], log: (s: string) => void = () => {}): Promise<EvalResult> {
-  const t0 = performance.now();
   const user = pluginUser({ env: { SERVICE_RECALL_TIMEOUT_MS: '2500', SERVICE_RECALL_DEADLINE_MS: '2000' } });
+  try {
+    return await evaluateAs(user, fixtures, log);
+  } finally {
+    // Whatever happened, no daemon of this run outlives it.
+    await cli(['daemon', 'stop'], user.env).catch(() => {});
+  }
+}
+
+async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonly Fixture[], log: (s: string) => void): Promise<EvalResult> {
+  const t0 = performance.now();
   const installed = await cli(['plugin', 'install', 'claude-code', '--json'], user.env);
   if (installed.code !== 0) throw new Error(`plugin install failed: ${installed.stderr}`);
   const pluginRoot = (JSON.parse(installed.stdout) as { dir: string }).dir;

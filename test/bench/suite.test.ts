@@ -10,11 +10,11 @@ describe('npm run bench', () => {
   it('runs every benchmark of the project, each from a script that exists in the tree or is marked absent', () => {
     assert.deepEqual(
       SUITE.map((b) => b.name),
-      ['engine', 'server', 'daemon', 'sync', 'locomo'],
+      ['engine', 'server', 'daemon', 'sync', 'sessions', 'locomo'],
     );
     for (const b of SUITE) {
       const source = repoRoot(b.script.replace(/\.js$/, '.ts'));
-      if (['server', 'daemon', 'locomo'].includes(b.name)) assert.ok(fs.existsSync(source), `${source} exists`);
+      if (['server', 'daemon', 'sessions', 'locomo'].includes(b.name)) assert.ok(fs.existsSync(source), `${source} exists`);
       assert.ok(b.quickArgs.includes('--no-write') || b.quickArgs.length > 0, `${b.name} has a reduced run`);
     }
   });
