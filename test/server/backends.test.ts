@@ -15,8 +15,10 @@ describe('server suites on PostgreSQL', { skip: skipWithoutPostgres() }, () => {
   it(`pass: ${SUITES.join(', ')}`, async () => {
     const here = path.dirname(new URL(import.meta.url).pathname);
     const files = SUITES.map((s) => path.join(here, `${s}.test.js`));
+    // Without the parent runner's NODE_TEST_CONTEXT, the child reports (and exits) on its own.
+    const { NODE_TEST_CONTEXT: _ctx, ...env } = process.env;
     const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=600000', '--test-reporter=tap', ...files], {
-      env: { ...process.env, TEST_SERVER_BACKEND: 'postgres' },
+      env: { ...env, TEST_SERVER_BACKEND: 'postgres' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
