@@ -54,7 +54,10 @@ describe('daemon end to end through the hooks', () => {
     const start = outs.find((o) => o.event === 'SessionStart')!;
     assert.match(contextOf(start.run.stdout), /PostgreSQL/, 'SessionStart recall carries the decision');
     const prompt = outs.find((o) => o.event === 'UserPromptSubmit')!;
-    const ctx = contextOf(prompt.run.stdout);
+    assert.doesNotMatch(contextOf(prompt.run.stdout), /PostgreSQL/, 'the prompt does not repeat what SessionStart already showed this session');
+    // A session whose start did not recall it (started before the decision) gets it with the prompt.
+    const late = await runHook('UserPromptSubmit', { session_id: 'late-session', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'How should I store user sessions in this app?' }, d.env, repo);
+    const ctx = contextOf(late.stdout);
     assert.match(ctx, /<memory-context/);
     assert.match(ctx, /PostgreSQL/, 'prompt recall carries the decision');
     assert.ok(ctx.length < 9000);

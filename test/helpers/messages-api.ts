@@ -60,6 +60,23 @@ export function userText(body: any): string {
     .join('\n');
 }
 
+/** The request's system prompt as text. */
+export function systemText(body: any): string {
+  const s = body?.system;
+  return typeof s === 'string' ? s : Array.isArray(s) ? s.map((b: any) => String(b?.text ?? '')).join('\n') : '';
+}
+
+/**
+ * Every tool a request offers the model: its tools, and (Claude Code 2.1.331 defers MCP and rarely
+ * used tools) the deferred tools its prompt lists for ToolSearch to load.
+ */
+export function offeredTools(body: any): string[] {
+  const names = ((body?.tools ?? []) as { name: string }[]).map((t) => t.name);
+  if (!names.includes('ToolSearch')) return names;
+  const listing = /deferred tools are now available via ToolSearch[^\n]*\n((?:[\w-]+\n)+)/.exec(`${systemText(body)}\n${JSON.stringify(body.messages ?? []).replace(/\\n/g, '\n')}`);
+  return [...names, ...(listing?.[1]?.trim().split('\n') ?? [])];
+}
+
 const DIRECTIVE = /\[\[tool (\S+) (\{.*?\})\]\]/gs;
 
 /** The default script: follow the `[[tool …]]` directives of the newest user message once, else say "Done." */
@@ -69,7 +86,10 @@ export function directiveScript(body: any): Reply {
   const last = ((body.messages ?? []) as any[]).filter((m) => m.role === 'user').at(-1);
   const answered = Array.isArray(last?.content) && last.content.some((b: any) => b?.type === 'tool_result');
   if (answered) return { text: 'Done.' };
-  const tools = [...textOf(last).matchAll(DIRECTIVE)].map((m) => ({ name: m[1]!, input: JSON.parse(m[2]!) as unknown }));
+  // Like a real model, call only tools the request offers (Claude Code does not wait for MCP
+  // servers before its first request: a slow one joins later).
+  const offered = offeredTools(body);
+  const tools = [...textOf(last).matchAll(DIRECTIVE)].map((m) => ({ name: m[1]!, input: JSON.parse(m[2]!) as unknown })).filter((t) => offered.includes(t.name));
   return tools.length > 0 ? { tools } : { text: 'Done.' };
 }
 
