@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
-import { Journal, type JournalEntry } from './journal.js';
+import { Journal, JournalWriteError, type JournalEntry } from './journal.js';
 import { Health, storageFix } from './health.js';
 import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
 import { environmental, importSalvage, moveAside } from './store-rebuild.js';
@@ -231,18 +231,16 @@ export class Daemon {
   private async afterOpen(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    {
-      // Sync follows the engine from before its first write (purges, the outbox cursor). Local
-      // work never waits on sync: if it cannot start, the daemon runs local only and says why.
-      await this.sync.start().catch((err: unknown) => {
-        this.lastError = { at: new Date().toISOString(), message: `sync could not start: ${err instanceof Error ? err.message : String(err)}` };
-        this.log.error('sync could not start', { err });
-      });
-      for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id).catch(() => {});
-      void this.warm();
-      this.idleTimer = setInterval(() => this.checkIdle(), IDLE_CHECK_MS);
-      this.idleTimer.unref();
-    }
+    // Sync follows the engine from before its first write (purges, the outbox cursor). Local
+    // work never waits on sync: if it cannot start, the daemon runs local only and says why.
+    await this.sync.start().catch((err: unknown) => {
+      this.lastError = { at: new Date().toISOString(), message: `sync could not start: ${err instanceof Error ? err.message : String(err)}` };
+      this.log.error('sync could not start', { err });
+    });
+    for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id).catch(() => {});
+    void this.warm();
+    this.idleTimer = setInterval(() => this.checkIdle(), IDLE_CHECK_MS);
+    this.idleTimer.unref();
   }
 
   /** Whether the engine has finished opening (recall then runs under its normal deadline). */
@@ -521,10 +519,13 @@ export class Daemon {
 
   // ------------------------------------------------------------------ recall
 
-  async recall(payload: Record<string, unknown>): Promise<{ context: string; count: number; timed_out?: boolean; captured?: boolean }> {
+  async recall(payload: Record<string, unknown>): Promise<{ context: string; count: number; timed_out?: boolean; captured?: boolean; capture_refused?: boolean }> {
     const event = payload.hook_event_name === 'SessionStart' ? 'SessionStart' : 'UserPromptSubmit';
+    let refused = false;
     const capture = this.capture({ ...payload, hook_event_name: event }).catch((err: unknown) => {
       this.log.warn('capture during recall failed', { err });
+      // The journal refused it: the hook spools the prompt instead (`capture_refused`).
+      refused = err instanceof JournalWriteError;
       return { captured: false } as CaptureResult;
     });
     const ex = excluded(payload, this.deps.paths.home);
@@ -556,8 +557,9 @@ export class Daemon {
       if (result) seen?.delivered();
     }
     const captured = await capture;
-    if (result === null) return { context: '', count: 0, timed_out: true, captured: captured.captured };
-    return { context: result.text, count: result.count, captured: captured.captured };
+    const flags = { captured: captured.captured, ...(refused ? { capture_refused: true } : {}) };
+    if (result === null) return { context: '', count: 0, timed_out: true, ...flags };
+    return { context: result.text, count: result.count, ...flags };
   }
 
   // ------------------------------------------------------------------ remember

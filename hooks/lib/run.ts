@@ -154,7 +154,9 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
       try {
         const r = await post(socket, '/v1/recall', payload, timeout);
         if (r.status === 200) {
-          const ctx = (JSON.parse(r.body) as { context?: string }).context ?? '';
+          const answer = JSON.parse(r.body) as { context?: string; capture_refused?: boolean };
+          if (answer.capture_refused) spoolEvent(home, payload);
+          const ctx = answer.context ?? '';
           if (ctx) await new Promise<void>((resolve) => process.stdout.write(output(eventName, ctx), () => resolve()));
         }
       } catch (err) {
