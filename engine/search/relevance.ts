@@ -54,12 +54,22 @@ export function informativeTerms(text: string): string[] {
   return queryTerms(text).filter((t) => !WEAK.has(t));
 }
 
+/**
+ * One form for a word whose stem keeps a final e in one form and not in another: the tokenizer's
+ * stemmer turns "stored" and "storing" into "stor" but leaves "store" (likewise "decided" /
+ * "decide", "used" / "use"), so coverage compares terms with a final e dropped.
+ */
+function form(term: string): string {
+  return term.length > 4 && term.endsWith('e') ? term.slice(0, -1) : term;
+}
+
 /** How well `content` covers what `query` asks; `relevant` applies the floor. */
 export function relevance(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR): Relevance {
   const q = informativeTerms(query);
-  const have = termSet(content);
-  const mine = [...have].filter((t) => !WEAK.has(t)).length;
-  const matched = q.filter((t) => have.has(t));
+  const contentTerms = termSet(content);
+  const have = new Set([...contentTerms].map(form));
+  const mine = [...contentTerms].filter((t) => !WEAK.has(t)).length;
+  const matched = q.filter((t) => have.has(form(t)));
   const base = Math.min(q.length, Math.max(1, mine), floor.capTerms);
   const share = base === 0 ? 0 : Math.min(1, matched.length / base);
   // A query with a single informative term among other words ("please store this thing") is a

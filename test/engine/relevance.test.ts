@@ -20,6 +20,12 @@ describe('relevance floor', () => {
     assert.ok(RELEVANCE_FLOOR.minShare > 0 && RELEVANCE_FLOOR.minTerms === 2);
   });
 
+  it('matches the forms of a word whose stem drops a final e (stored / store, decided / decide)', () => {
+    assert.ok(isRelevant('how are sessions stored', 'We decided to store sessions in PostgreSQL, never in Redis.'));
+    assert.ok(isRelevant('what was decided about caching', 'We decide on caching per route.'));
+    assert.ok(!isRelevant('how are sessions stored', 'Sessions expire after an hour.'), 'one shared term is still not enough');
+  });
+
   it('is applied by engine search when asked, and only then', async () => {
     const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
     await engine.open();
