@@ -112,9 +112,11 @@ function isMessage(e: RawEntry): boolean {
 function isTypedPrompt(e: RawEntry): boolean {
   if (e.type !== 'user' || e.isMeta || e.isCompactSummary) return false;
   const c = e.message?.content;
-  if (typeof c === 'string') return !COMMAND_NOISE.test(c) && !CONTINUED.test(c);
+  if (typeof c === 'string') return !COMMAND_NOISE.test(c) && !CONTINUED.test(c) && !INTERRUPTED.test(c.trim());
   if (!Array.isArray(c)) return false;
-  return c.some((b: { type?: string }) => b?.type === 'text') && !c.some((b: { type?: string }) => b?.type === 'tool_result');
+  if (!c.some((b: { type?: string }) => b?.type === 'text') || c.some((b: { type?: string }) => b?.type === 'tool_result')) return false;
+  // "[Request interrupted by user]" is written as a user line; nobody typed it.
+  return !INTERRUPTED.test(blockText(c).trim());
 }
 
 function parentOf(e: RawEntry): string | null {
@@ -166,10 +168,21 @@ export function activeBranch(entries: RawEntry[]): RawEntry[] {
     for (const x of path) rootCache.set(x, root);
     return root;
   };
-  // A side branch holding a typed prompt is a conversation the user rewound away from.
+  // A side branch holding a typed prompt is a conversation the user rewound away from; a prompt
+  // the user interrupted at once (typed while a tool ran; the reply then went on from the tool
+  // result) was not taken back, and stays.
+  const children = new Map<string, RawEntry[]>();
+  for (const e of msgs) {
+    const p = parentOf(e);
+    if (p) children.set(p, [...(children.get(p) ?? []), e]);
+  }
+  const interruptedAtOnce = (e: RawEntry): boolean => {
+    const next = e.uuid ? (children.get(e.uuid) ?? []) : [];
+    return next.length > 0 && next.every((c) => c.type === 'user' && INTERRUPTED.test(blockText(c.message?.content).trim()));
+  };
   const abandonedRoots = new Set<string>();
   for (const e of msgs) {
-    if (e.uuid && !chain.has(e.uuid) && isTypedPrompt(e)) {
+    if (e.uuid && !chain.has(e.uuid) && isTypedPrompt(e) && !interruptedAtOnce(e)) {
       const root = branchRoot(e);
       if (root) abandonedRoots.add(root);
     }
@@ -178,7 +191,23 @@ export function activeBranch(entries: RawEntry[]): RawEntry[] {
     const root = branchRoot(e);
     return root !== null && abandonedRoots.has(root);
   };
-  return msgs.filter((e) => !e.uuid || chain.has(e.uuid) || !abandoned(e));
+  return firstCopies(msgs.filter((e) => !e.uuid || chain.has(e.uuid) || !abandoned(e)));
+}
+
+/**
+ * A resumed session's transcript may hold its history twice: Claude Code writes the earlier
+ * messages again under new uuids, with the same timestamps, message ids and content. Only the
+ * first copy of each is kept (pieces of one streamed message differ in content, so all stay).
+ */
+export function firstCopies(entries: RawEntry[]): RawEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    if (!e.timestamp) return true;
+    const key = `${e.type}\u0000${e.timestamp}\u0000${e.message?.id ?? ''}\u0000${JSON.stringify(e.message?.content ?? null)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function blockText(content: unknown): string {

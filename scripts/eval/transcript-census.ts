@@ -1,9 +1,10 @@
 /**
  * An independent count of the turns a Claude Code transcript holds, to measure how many of them a
  * reader keeps. It does not follow parentUuid: every main-chain (non-sidechain) line counts, so a
- * reader that loses turns on its walk shows up as a shortfall.
+ * reader that loses turns on its walk shows up as a shortfall. A line a resumed session wrote again
+ * (same timestamp, message id and content) counts once.
  */
-import { COMMAND_NOISE, INTERRUPTED, parseEntries } from '../../daemon/transcript.js';
+import { COMMAND_NOISE, firstCopies, INTERRUPTED, parseEntries } from '../../daemon/transcript.js';
 
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim());
 
@@ -20,7 +21,7 @@ export interface Census {
 export function census(text: string): Census {
   const c: Census = { user: 0, assistant: 0, tool: 0, total: 0 };
   const assistantIds = new Set<string>();
-  for (const e of parseEntries(text)) {
+  for (const e of firstCopies(parseEntries(text))) {
     if (e.isSidechain || e.isMeta) continue;
     const content = e.message?.content;
     if (e.type === 'assistant' && Array.isArray(content)) {
