@@ -5,7 +5,7 @@ import { parseImportLine, type PlannedRow } from '../engine/index.js';
 import { ctxOf, requirePermission } from './context.js';
 import type { ExportJob } from './export-jobs.js';
 import { httpError } from './http-error.js';
-import { requireUuid } from './schemas.js';
+import { noQueryParams, requireUuid } from './schemas.js';
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/ndjson', 'text/plain'];
 
@@ -15,6 +15,7 @@ export function exportsRouter(opts: { importLimitBytes: number }): Router {
   r.post('/exports', (req, res) => {
     const ctx = ctxOf(res);
     requirePermission(ctx, 'read');
+    noQueryParams(req.query as Record<string, unknown>);
     const body = req.body as unknown;
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length > 0)) {
       throw httpError('VALIDATION_FAILED', 'POST /v1/exports takes an empty JSON object: it exports every version you can read');

@@ -6,7 +6,7 @@ import { visibleHistory } from './memory-access.js';
 import { httpError } from './http-error.js';
 import type { InferJob } from './infer-jobs.js';
 import { inferMemories, type InferInput } from './infer.js';
-import { addContentSchema, addMessagesSchema, asOfFromQuery, filtersFromQuery, flagFromQuery, limitFromQuery, parseBody, patchSchema, requireUuid, searchSchema, toMemoryFilter } from './schemas.js';
+import { addContentSchema, addMessagesSchema, asOfFromQuery, filtersFromQuery, flagFromQuery, limitFromQuery, noQueryParams, parseBody, patchSchema, requireUuid, searchSchema, toMemoryFilter } from './schemas.js';
 
 type AddBody = ReturnType<typeof addContentSchema.parse>;
 
@@ -156,6 +156,7 @@ export function memoriesRouter(): Router {
       }
     }
     const limit = limitFromQuery(q, ctx.limits.pageSizeMax);
+    if (q.purge !== undefined) throw httpError('INVALID_REQUEST', 'purge applies to DELETE /v1/memories only', { param: 'purge' });
     const { cursor: _c, limit: _l, ...rest } = q;
     const { filter, validAt } = filtersFromQuery(rest);
     const page = await ctx.engine.list({ filter: mergeFilters(filter, ctx.readFilter), limit, cursor, valid_at: validAt });
@@ -224,6 +225,7 @@ export function memoriesRouter(): Router {
     const ctx = ctxOf(res);
     requirePermission(ctx, 'read');
     const id = requireUuid(String(req.params.id));
+    noQueryParams(req.query as Record<string, unknown>);
     const versions = visibleHistory(await ctx.engine.history(id), ctx.readFilter);
     if (!versions) throw httpError('NOT_FOUND', `memory ${id} was not found`, { id });
     res.json({ memory_id: id, versions: versions.map(versionJson) });

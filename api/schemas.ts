@@ -145,6 +145,12 @@ function one(q: Record<string, unknown>, key: string): string | undefined {
   return String(v);
 }
 
+/** Routes that take no query parameters refuse any (a typo must not be silently ignored). */
+export function noQueryParams(q: Record<string, unknown>): void {
+  const k = Object.keys(q)[0];
+  if (k !== undefined) throw httpError('INVALID_REQUEST', `unknown query parameter "${k.slice(0, 80)}"; this route takes none`, { param: k.slice(0, 80) });
+}
+
 function time(q: Record<string, unknown>, key: string): number | undefined {
   const v = one(q, key);
   if (v === undefined) return undefined;

@@ -23,7 +23,8 @@ export class RateLimiter {
 
   constructor(
     protected readonly perMinute: number,
-    private readonly now: () => number = Date.now,
+    /** A monotonic clock: a wall-clock step (NTP, a VM resume) must not refill or drain buckets. */
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.perMs = perMinute / 60_000;
   }
@@ -37,7 +38,7 @@ export class RateLimiter {
       b = { tokens: this.perMinute, at: t };
       this.buckets.set(id, b);
     }
-    b.tokens = Math.min(this.perMinute, b.tokens + (t - b.at) * this.perMs);
+    b.tokens = Math.min(this.perMinute, b.tokens + Math.max(0, t - b.at) * this.perMs);
     b.at = t;
     if (b.tokens >= 1) {
       b.tokens -= 1;

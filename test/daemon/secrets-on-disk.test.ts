@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeRepo, runHook, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { filesUnder } from '../helpers/tmp.js';
 import { benignCorpus, plantedSecrets, SECRET_KINDS, type PlantedSecret } from '../helpers/secrets.js';
 
 let d: TestDaemon;
@@ -21,16 +22,6 @@ before(async () => {
 after(async () => {
   await d.stop();
 });
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...files(p));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
-}
 
 /** Several texts per hook event, as a busy session produces them. */
 function groups<T>(xs: T[], n: number): T[][] {
@@ -82,7 +73,7 @@ describe('planted secrets through a real capture', () => {
     await d.client.exportAll();
     await d.stop();
 
-    const all = files(d.home).filter((f) => !f.endsWith('.sock'));
+    const all = filesUnder(d.home).filter((f) => !f.endsWith('.sock'));
     const contents = all.map((f) => ({ f, bytes: fs.readFileSync(f) }));
     const survivors = planted.filter((p) => contents.some((c) => c.bytes.includes(p.secret)));
     const where = survivors.map((p) => `${p.kind} (${p.channel}) in ${contents.filter((c) => c.bytes.includes(p.secret)).map((c) => path.relative(d.home, c.f)).join(', ')}`);

@@ -94,3 +94,16 @@ export async function startTestServer(opts: { dataDir?: string; config?: Partial
   const as: TestServer['as'] = (other) => (method, pathname, body, headers) => call(url, other, method, pathname, body, headers);
   return { url, key, dataDir, databaseUrl: config.databaseUrl, server, req, as, close: () => server.close() };
 }
+
+/** Every route an app serves, as "method path" (paths as mounted under their router). */
+export function appRoutes(server: MemoryServer): Set<string> {
+  const out = new Set<string>();
+  const walk = (stack: any[]): void => {
+    for (const l of stack) {
+      if (l.route) for (const m of Object.keys(l.route.methods)) out.add(`${m} ${l.route.path}`);
+      else if (l.handle?.stack) walk(l.handle.stack);
+    }
+  };
+  walk((server.app as any).router.stack);
+  return out;
+}

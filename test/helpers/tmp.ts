@@ -19,3 +19,14 @@ export function sharedDir(...parts: string[]): string {
 export function repoRoot(...parts: string[]): string {
   return path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', ...parts);
 }
+
+/** Every regular file under `dir`, recursively (for greps of a data dir). */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, eventually } from '../helpers/errors.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
+import { appRoutes, startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 import { ok } from '../helpers/team.js';
 
 type As = ReturnType<TestServer['as']>;
@@ -280,18 +280,6 @@ function probes(): Probe[] {
   ];
 }
 
-function appRoutes(): Set<string> {
-  const out = new Set<string>();
-  const walk = (stack: any[]): void => {
-    for (const l of stack) {
-      if (l.route) for (const m of Object.keys(l.route.methods)) out.add(`${m} ${l.route.path}`);
-      else if (l.handle?.stack) walk(l.handle.stack);
-    }
-  };
-  walk((s.server.app as any).router.stack);
-  return out;
-}
-
 /** Markers the caller must never receive: others' personal memories, project B, org 2. */
 function forbiddenMarkers(caller: Person): string[] {
   return [...Object.values(P).filter((p) => p !== caller).map((p) => p.marker), SECRET_B, SECRET_ORG2];
@@ -307,7 +295,7 @@ async function authState(): Promise<string> {
 describe('the authorization table, walked', () => {
   it('has a probe for every route the server serves', () => {
     const probed = new Set(probes().map((p) => p.route));
-    const missing = [...appRoutes()].filter((x) => !probed.has(x) && x !== 'get /health' && x !== 'get /api/v1/verify');
+    const missing = [...appRoutes(s.server)].filter((x) => !probed.has(x) && x !== 'get /health' && x !== 'get /api/v1/verify');
     assert.deepEqual(missing, [], 'routes without a probe');
   });
 

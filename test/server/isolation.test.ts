@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, eventually } from '../helpers/errors.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { startTestServer, type Reply, type TestServer } from '../helpers/server.js';
+import { appRoutes, startTestServer, type Reply, type TestServer } from '../helpers/server.js';
 import { buildTeam, ok, type Team } from '../helpers/team.js';
 
 type As = ReturnType<TestServer['as']>;
@@ -165,23 +165,10 @@ function probes(): Probe[] {
   ];
 }
 
-/** Every route the app serves, as "method path" (under /v1 unless rooted). */
-function appRoutes(): Set<string> {
-  const out = new Set<string>();
-  const walk = (stack: any[]): void => {
-    for (const l of stack) {
-      if (l.route) for (const m of Object.keys(l.route.methods)) out.add(`${m} ${l.route.path}`);
-      else if (l.handle?.stack) walk(l.handle.stack);
-    }
-  };
-  walk((s.server.app as any).router.stack);
-  return out;
-}
-
 describe('cross-tenant isolation', () => {
   it('has a probe for every route the server serves', () => {
     const probed = new Set(probes().map((p) => p.route));
-    const missing = [...appRoutes()].filter((x) => !probed.has(x) && x !== 'get /health' && x !== 'get /api/v1/verify');
+    const missing = [...appRoutes(s.server)].filter((x) => !probed.has(x) && x !== 'get /health' && x !== 'get /api/v1/verify');
     assert.deepEqual(missing, [], 'routes without an isolation probe');
   });
 

@@ -40,6 +40,16 @@ describe('limits', () => {
     assert.equal(rl.take('other').retryAfter, 0);
   });
 
+  it('never answers a Retry-After longer than a minute when the clock steps back', () => {
+    let now = 1_000_000;
+    const rl = new RateLimiter(60, () => now);
+    for (let i = 0; i < 60; i++) rl.take('k');
+    now -= 30 * 24 * 3600_000;
+    assert.ok(rl.take('k').retryAfter <= 60);
+    now += 30 * 24 * 3600_000 + 2000;
+    assert.equal(rl.take('k').retryAfter, 0);
+  });
+
   it('answers 413 for bodies over the limit and stores nothing', async () => {
     const s = await startTestServer({ config: { bodyLimitBytes: 2048, webhookAllowPrivate: true } });
     try {

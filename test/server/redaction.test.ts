@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ok } from '../helpers/team.js';
 import { rnd } from '../helpers/secrets.js';
+import { filesUnder } from '../helpers/tmp.js';
 
 let s: TestServer;
 before(async () => {
@@ -18,10 +19,6 @@ before(async () => {
 after(async () => {
   await s.close();
 });
-
-function files(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
 
 function line(content: string, metadata: Record<string, unknown>): Record<string, unknown> {
   const now = new Date().toISOString();
@@ -46,7 +43,7 @@ describe('redaction on every server write path', () => {
     assert.equal(pushed.results[0].status, 'accepted');
     await s.close();
     const leaks: string[] = [];
-    for (const file of files(s.dataDir)) {
+    for (const file of filesUnder(s.dataDir)) {
       const bytes = fs.readFileSync(file);
       for (const x of [...secrets, privateNote, 'hunter2-staging!']) if (bytes.includes(x)) leaks.push(`${x.slice(0, 12)}… in ${path.relative(s.dataDir, file)}`);
     }

@@ -10,6 +10,8 @@ describe('webhook targets', () => {
     for (const a of ['127.0.0.1', '127.9.9.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd12:3456::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1', 'ff02::1', 'not-an-ip']) {
       assert.equal(isBlockedAddress(a), true, a);
     }
+    // IPv4-compatible, IPv4-translated, Teredo and the 6to4 relay anycast range (issue #17).
+    for (const a of ['::127.0.0.1', '::10.0.0.1', '::ffff:0:127.0.0.1', '::ffff:0:a9fe:a9fe', '2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '192.88.99.1']) assert.equal(isBlockedAddress(a), true, a);
     for (const a of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isBlockedAddress(a), false, a);
   });
 

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { cli, makeRepo, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { eventually } from '../helpers/errors.js';
 import { daemonHistory, serverHistory } from '../helpers/histories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { ok } from '../helpers/team.js';
 
 let s: TestServer;
@@ -51,7 +51,8 @@ before(async () => {
   const alice = await member('Alice');
   const bob = await member('Bob');
   keys.alice = await key(alice);
-  keys.alice2 = await key(alice);
+  // Her second machine's key is hers to make (a manager may only issue a member's first key).
+  keys.alice2 = ok(await call(s.url, keys.alice, 'POST', `/v1/orgs/${v.org_id}/projects/${v.project_id}/keys`, { member_id: alice }), 201).key;
   keys.bob = await key(bob);
   repoA = makeRepo();
   repoB = makeRepo();
