@@ -72,6 +72,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     webhooks: { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate },
     residentBudget: new ResidentBudget(cfg.residentSearchRows),
     openStore: pgb?.openStore,
+    openEventLog: pgb?.openEventLog,
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.
   await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));

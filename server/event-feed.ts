@@ -3,7 +3,7 @@
  * may see, optionally of some types, in seq order. Hidden events leave gaps in seq; `next_after`
  * moves past them so paging never rescans them.
  */
-import type { EventEntry, EventLog } from './event-log.js';
+import type { EventEntry, ProjectEventLog } from './event-log.js';
 import { visibleTo, type EventJson } from './event-types.js';
 
 export interface EventPage {
@@ -15,7 +15,7 @@ export interface EventPage {
   last_seq: number;
 }
 
-export async function listEvents(log: EventLog, opts: { after: number; limit: number; viewer: string; types?: ((type: string) => boolean) | undefined }): Promise<EventPage> {
+export async function listEvents(log: ProjectEventLog, opts: { after: number; limit: number; viewer: string; types?: ((type: string) => boolean) | undefined }): Promise<EventPage> {
   const max = log.durable;
   const picked: EventEntry[] = [];
   for (let seq = opts.after + 1; seq <= max && picked.length < opts.limit; seq++) {
@@ -33,7 +33,7 @@ export async function listEvents(log: EventLog, opts: { after: number; limit: nu
 }
 
 /** One durable event by id, if `viewer` may see it. */
-export async function getEvent(log: EventLog, eventId: string, viewer: string): Promise<EventJson | null> {
+export async function getEvent(log: ProjectEventLog, eventId: string, viewer: string): Promise<EventJson | null> {
   const e = log.entryById(eventId);
   if (!e || !visibleTo(e.visible_to, viewer)) return null;
   return (await log.read([e]))[0] ?? null;

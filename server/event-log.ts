@@ -42,9 +42,30 @@ export interface EventEntry {
   length: number;
 }
 
-const REDACTABLE = new Set<EventType>(['memory.added', 'memory.updated', 'memory.deleted']);
+export const REDACTABLE = new Set<EventType>(['memory.added', 'memory.updated', 'memory.deleted']);
 
-export class EventLog {
+/**
+ * What the rest of the server needs from a project's event feed: this file-backed log (embedded
+ * default) or the PostgreSQL one (`PgEventLog`, shared by every replica).
+ */
+export interface ProjectEventLog {
+  readonly head: number;
+  readonly durable: number;
+  readonly lastEngineSeq: number;
+  lastEventOf(memoryId: string): EventEntry | undefined;
+  onDurable(listener: (entries: readonly EventEntry[]) => void): void;
+  append(input: EventInput): void;
+  flush(): Promise<void>;
+  entry(seq: number): EventEntry | undefined;
+  entryById(eventId: string): EventEntry | undefined;
+  entriesAfter(after: number, to?: number): EventEntry[];
+  bySeq(seqs: readonly number[]): Promise<EventJson[]>;
+  read(entries: readonly EventEntry[]): Promise<EventJson[]>;
+  redact(memoryIds: ReadonlySet<string>): Promise<number>;
+  close(): Promise<void>;
+}
+
+export class EventLog implements ProjectEventLog {
   private readonly entries: EventEntry[] = [];
   private readonly byId = new Map<string, number>();
   private readonly lastOfMemory = new Map<string, number>();

@@ -1,9 +1,10 @@
 /**
  * `SERVICE_DATABASE_URL`: the pieces of the server that keep their state in PostgreSQL instead of
  * the data directory: one pool, the schema migrated at start, the project stores (PgStore, one
- * per project in shared tables), tenancy, rate limits and Idempotency-Keys.
+ * per project in shared tables), the event feeds, tenancy, rate limits and Idempotency-Keys.
  */
 import { ensurePgvector, PgStore, pgPoolClient, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
+import { PgEventLog } from './pg-event-log.js';
 import { PgIdempotencyStore } from './pg-idempotency.js';
 import { PgRateLimiter } from './pg-rate-limit.js';
 import { migrateServer } from './pg-state.js';
@@ -19,6 +20,7 @@ export interface PgBackend {
   idempotency: PgIdempotencyStore;
   vectorPath: VectorPath;
   openStore(projectId: string, dim: number, logger: Logger): MemoryStore;
+  openEventLog(projectId: string): Promise<PgEventLog>;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
       idempotency: new PgIdempotencyStore(db),
       vectorPath,
       openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
+      openEventLog: (projectId) => PgEventLog.open(db, projectId),
       close: () => db.close(),
     };
   } catch (err) {

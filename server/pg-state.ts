@@ -1,6 +1,6 @@
 /**
  * The server's own tables in PostgreSQL (beside the memory store's): the tenancy document, key
- * last-use times, rate-limit buckets and Idempotency-Keys, all shared by every replica. Versioned
+ * last-use times, rate-limit buckets, Idempotency-Keys and the event feeds, all shared by every replica. Versioned
  * like the store's schema (engine `migrate`), run at start.
  */
 import { migrate, type SqlClient } from '../engine/index.js';
@@ -20,6 +20,25 @@ export const SERVER_MIGRATIONS: readonly string[] = [
      claimed_ms bigint NOT NULL
    );
    CREATE INDEX ms_idempotency_expires ON ms_idempotency (expires_ms);`,
+  // The event feed (PgEventLog): one row per event, numbered under the project's head row.
+  `CREATE TABLE ms_event_heads (project_id text PRIMARY KEY, last_seq bigint NOT NULL);
+   CREATE TABLE ms_events (
+     project_id text NOT NULL,
+     seq bigint NOT NULL,
+     event_id text NOT NULL,
+     type text NOT NULL,
+     status text NOT NULL,
+     memory_id text,
+     visible_to text,
+     engine_seq bigint,
+     subject_id text,
+     redacted boolean NOT NULL DEFAULT false,
+     data json,
+     created_at text NOT NULL,
+     PRIMARY KEY (project_id, seq)
+   );
+   CREATE UNIQUE INDEX ms_events_engine_seq ON ms_events (project_id, engine_seq) WHERE engine_seq IS NOT NULL;
+   CREATE INDEX ms_events_memory ON ms_events (project_id, memory_id);`,
 ];
 
 export async function migrateServer(db: SqlClient): Promise<void> {

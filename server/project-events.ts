@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { ExportJob, InferJob, JobStatus } from '../api/index.js';
 import { exportLine, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { readJson, writeAtomic } from './atomic-file.js';
-import type { EventLog } from './event-log.js';
+import type { ProjectEventLog } from './event-log.js';
 import { memoryEventType, rowVisibility, type EventType } from './event-types.js';
 
 const EXPORT_TYPE: Record<JobStatus, EventType> = {
@@ -38,11 +38,12 @@ export class ProjectEvents {
   private readonly inflight = new Set<string>();
 
   constructor(
-    readonly log: EventLog,
+    readonly log: ProjectEventLog,
     private readonly engine: MemoryEngine,
     dir: string,
   ) {
     this.intentFile = path.join(dir, 'purge-intent.json');
+    fs.mkdirSync(dir, { recursive: true }); // the log itself may live elsewhere (PostgreSQL)
   }
 
   /** Reconcile with the store, then follow the engine. Call before the engine takes writes. */

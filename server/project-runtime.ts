@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ExportJobs, inferMemories, InferJobs, type InferInput } from '../api/index.js';
 import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
-import { EventLog } from './event-log.js';
+import { EventLog, type ProjectEventLog } from './event-log.js';
 import { ProjectEvents } from './project-events.js';
 import { TelemetryStore } from './telemetry.js';
 import { WebhookDispatcher, type DispatcherOptions } from './webhook-dispatcher.js';
@@ -30,13 +30,15 @@ export interface ProjectOptions {
   residentBudget: ResidentBudget;
   /** The project's store when not the embedded LanceDB one (SERVICE_DATABASE_URL: PostgreSQL). */
   openStore?: ((projectId: string, dim: number, logger: Logger) => MemoryStore) | undefined;
+  /** The project's event feed when not the embedded file (SERVICE_DATABASE_URL: PostgreSQL). */
+  openEventLog?: ((projectId: string) => Promise<ProjectEventLog>) | undefined;
 }
 
 export interface ProjectRuntime {
   projectId: string;
   engine: MemoryEngine;
   events: ProjectEvents;
-  log: EventLog;
+  log: ProjectEventLog;
   exports: ExportJobs;
   inferJobs: InferJobs<InferInput, IngestResult[]>;
   extractor: Extractor;
@@ -62,7 +64,7 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
   await engine.open();
   const opened: { close(): Promise<void> }[] = [engine];
   try {
-    const log = await EventLog.open(path.join(o.dir, 'events'));
+    const log = o.openEventLog ? await o.openEventLog(o.projectId) : await EventLog.open(path.join(o.dir, 'events'));
     opened.unshift(log);
     const events = new ProjectEvents(log, engine, path.join(o.dir, 'events'));
     await events.open();

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { request, type Agent } from 'undici';
 import { uuidv7, type Logger } from '../engine/index.js';
-import type { EventEntry, EventLog } from './event-log.js';
+import type { EventEntry, ProjectEventLog } from './event-log.js';
 import { matchesPatterns, visibleTo } from './event-types.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signPayload, TIMESTAMP_HEADER } from './webhook-signature.js';
 import type { Attempt, Delivery, DeliveryOutbox } from './webhook-outbox.js';
@@ -50,7 +50,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly hooks: WebhookStore,
     private readonly outbox: DeliveryOutbox,
-    private readonly log: EventLog,
+    private readonly log: ProjectEventLog,
     private readonly opts: DispatcherOptions,
   ) {
     this.agent = deliveryAgent({ allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs });

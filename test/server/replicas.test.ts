@@ -2,7 +2,8 @@
  * Two `service serve` processes on one PostgreSQL database (SERVICE_DATABASE_URL), as behind a
  * load balancer: a key made through one works on the other, a write through A is found by a
  * search on B at once, concurrent edits of one memory never store two versions under one number,
- * the rate limit is one bucket for both, and kill -9 of a replica mid-write loses nothing it
+ * the rate limit is one bucket for both, the event feed is one gap-free sequence read the same
+ * through both, and kill -9 of a replica mid-write loses nothing it
  * acknowledged.
  */
 import assert from 'node:assert/strict';
@@ -142,6 +143,44 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
     assert.ok(statuses.every((s) => s === 200 || s === 429));
     // One bucket of RATE tokens (plus what refills during the run), not one per replica.
     assert.ok(allowed >= RATE && allowed < RATE * 1.3, `allowed ${allowed} of ${statuses.length} with ${RATE}/min across two replicas`);
+  });
+
+  it('numbers the event feed once for both replicas: the same events through A and B, seqs 1..N, none twice', async () => {
+    const key = await fresh();
+    const before = (await call(a.url, key, 'GET', '/v1/events?limit=1')).json.last_seq as number;
+    const writes = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => call(i % 2 ? b.url : a.url, key, 'POST', '/v1/memories', { user_id: 'feed', content: `event feed note ${i} written through ${i % 2 ? 'B' : 'A'}` })),
+    );
+    for (const w of writes) assert.equal(w.status, 201, w.text);
+    const edit = await call(b.url, key, 'PATCH', `/v1/memories/${writes[0]!.json.memory_id}`, { content: 'event feed note 0, edited through B' });
+    assert.equal(edit.status, 200, edit.text);
+    const feed = async (r: Replica): Promise<{ seq: number; event_id: string; type: string; memory_id?: string }[]> => {
+      const all: { seq: number; event_id: string; type: string; memory_id?: string }[] = [];
+      for (let after = 0; ; ) {
+        const page = await call(r.url, key, 'GET', `/v1/events?after=${after}&limit=7`);
+        assert.equal(page.status, 200, page.text);
+        all.push(...page.json.results);
+        after = page.json.next_after;
+        if (!page.json.has_more) return all;
+      }
+    };
+    const [viaA, viaB] = [await feed(a), await feed(b)];
+    assert.deepEqual(viaA, viaB, 'one feed through both replicas');
+    const seqs = viaA.map((e) => e.seq);
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, i) => i + 1),
+      'seqs 1..N: no gap, none twice',
+    );
+    assert.equal(new Set(viaA.map((e) => e.event_id)).size, viaA.length);
+    assert.ok(viaA.length >= before + 17);
+    const mine = viaA.filter((e) => e.seq > before);
+    for (const w of writes) assert.equal(mine.filter((e) => e.memory_id === w.json.memory_id && e.type === 'memory.added').length, 1, `one memory.added for ${w.json.memory_id}`);
+    assert.equal(mine.filter((e) => e.type === 'memory.updated').length, 1);
+    // A cursor taken on one replica continues on the other without skipping or repeating.
+    const mid = viaA[Math.floor(viaA.length / 2)]!.seq;
+    const rest = await call(b.url, key, 'GET', `/v1/events?after=${mid}&limit=1000`);
+    assert.deepEqual(rest.json.results, viaA.filter((e) => e.seq > mid));
   });
 
   it('loses nothing acknowledged when a replica is killed with SIGKILL mid-write', async () => {

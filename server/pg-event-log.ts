@@ -1,0 +1,233 @@
+/**
+ * One project's event feed in PostgreSQL (SERVICE_DATABASE_URL), shared by every replica.
+ *
+ * - Seqs are gap-free and in commit order: a writer takes the project's row in `ms_event_heads`
+ *   (SELECT … FOR UPDATE), numbers its events from that row's `last_seq` and raises it in the same
+ *   transaction. The next writer waits for that commit, so seq N+1 never becomes visible before
+ *   seq N, and a rolled-back write leaves no hole: an `after=` cursor can never skip an event.
+ * - `append` is synchronous (as in the file log): events wait in memory and go out together, in
+ *   one transaction, at the next flush (group commit). Readers see only committed events.
+ * - Each replica keeps an index of the events (no payloads) and adopts what other replicas
+ *   committed at every `flush`, which the read routes call first: a read through B sees every
+ *   event a write through A answered before it.
+ * - A memory event stands for one engine version (`engine_seq`): a version already recorded (by
+ *   this replica before a restart, or by another replica catching up) is not recorded again.
+ * - Version events are written in their own transaction right after the store's commit (the
+ *   engine's change listener); a crash between the two is repaired when the project next opens
+ *   (`ProjectEvents.open` records the versions above the first engine seq without an event).
+ */
+import { uuidv7, type SqlClient, type SqlQueryable } from '../engine/index.js';
+import { REDACTABLE, type EventEntry, type ProjectEventLog } from './event-log.js';
+import type { EventInput, EventJson, EventStatus, EventType } from './event-types.js';
+
+interface MetaRow {
+  seq: string | number;
+  event_id: string;
+  type: EventType;
+  status: EventStatus;
+  memory_id: string | null;
+  visible_to: string | null;
+  engine_seq: string | number | null;
+  subject_id: string | null;
+  redacted: boolean;
+}
+
+const META_COLS = 'seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, redacted';
+const SYNC_PAGE = 5000;
+
+export class PgEventLog implements ProjectEventLog {
+  private readonly entries: EventEntry[] = [];
+  private readonly byId = new Map<string, number>();
+  private readonly lastOfMemory = new Map<string, number>();
+  private pending: { input: EventInput; event_id: string; created_at: string }[] = [];
+  private readonly durableListeners: ((entries: readonly EventEntry[]) => void)[] = [];
+  private chain: Promise<unknown> = Promise.resolve();
+  private openEngineSeq = 0;
+
+  private constructor(
+    private readonly db: SqlClient,
+    private readonly projectId: string,
+  ) {}
+
+  static async open(db: SqlClient, projectId: string): Promise<PgEventLog> {
+    const log = new PgEventLog(db, projectId);
+    await log.sync();
+    // The end of the run of engine seqs 1, 2, … that all have their event: versions above it may
+    // lack one (a replica died between a version's commit and its event's).
+    const r = await db.query<{ m: string | number | null }>(
+      `SELECT min(e.engine_seq) AS m FROM ms_events e
+       WHERE e.project_id = $1 AND e.engine_seq IS NOT NULL
+         AND EXISTS (SELECT 1 FROM ms_events o WHERE o.project_id = $1 AND o.engine_seq = 1)
+         AND NOT EXISTS (SELECT 1 FROM ms_events n WHERE n.project_id = $1 AND n.engine_seq = e.engine_seq + 1)`,
+      [projectId],
+    );
+    log.openEngineSeq = Number(r.rows[0]?.m ?? 0);
+    return log;
+  }
+
+  get head(): number {
+    return this.entries.length + this.pending.length;
+  }
+
+  get durable(): number {
+    return this.entries.length;
+  }
+
+  /**
+   * When this replica opened the project, the highest engine seq N such that versions 1..N all
+   * had their event: versions above it get theirs (replicas write versions concurrently, so a
+   * later event may stand for a lower engine seq; a version's second event is dropped under the
+   * head row's lock, not by this number).
+   */
+  get lastEngineSeq(): number {
+    return this.openEngineSeq;
+  }
+
+  lastEventOf(memoryId: string): EventEntry | undefined {
+    const seq = this.lastOfMemory.get(memoryId);
+    return seq === undefined ? undefined : this.entries[seq - 1];
+  }
+
+  onDurable(listener: (entries: readonly EventEntry[]) => void): void {
+    this.durableListeners.push(listener);
+  }
+
+  append(input: EventInput): void {
+    this.pending.push({ input, event_id: uuidv7(), created_at: new Date().toISOString() });
+    void this.flush().catch(() => {});
+  }
+
+  /** Commit every event appended so far, then adopt what other replicas committed. */
+  flush(): Promise<void> {
+    return this.exclusive(async () => {
+      const batch = this.pending.splice(0);
+      if (batch.length > 0) {
+        try {
+          await this.db.transaction((tx) => this.insert(tx, batch));
+        } catch (err) {
+          this.pending.unshift(...batch);
+          throw err;
+        }
+      }
+      await this.sync();
+    });
+  }
+
+  private async insert(tx: SqlQueryable, batch: typeof this.pending): Promise<void> {
+    await tx.query(`INSERT INTO ms_event_heads (project_id, last_seq) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING`, [this.projectId]);
+    const head = await tx.query<{ last_seq: string | number }>(`SELECT last_seq FROM ms_event_heads WHERE project_id = $1 FOR UPDATE`, [this.projectId]);
+    let seq = Number(head.rows[0]!.last_seq);
+    const engineSeqs = batch.map((b) => b.input.engine_seq).filter((s): s is number => s !== undefined);
+    const taken = new Set<number>();
+    if (engineSeqs.length > 0) {
+      const r = await tx.query<{ engine_seq: string | number }>(`SELECT engine_seq FROM ms_events WHERE project_id = $1 AND engine_seq = ANY($2::bigint[])`, [this.projectId, engineSeqs]);
+      for (const row of r.rows) taken.add(Number(row.engine_seq));
+    }
+    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
+    for (const b of batch) {
+      const i = b.input;
+      if (i.engine_seq !== undefined) {
+        if (taken.has(i.engine_seq)) continue;
+        taken.add(i.engine_seq);
+      }
+      seq++;
+      const values = [seq, b.event_id, i.type, i.status, i.memory_id ?? null, i.visible_to, i.engine_seq ?? null, i.subject_id ?? null, JSON.stringify(i.data ?? null), b.created_at];
+      values.forEach((v, k) => cols[k]!.push(v));
+    }
+    if (cols[0]!.length === 0) return;
+    await tx.query(
+      `INSERT INTO ms_events (project_id, seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, data, created_at)
+       SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::json[], $11::text[])`,
+      [this.projectId, ...cols],
+    );
+    await tx.query(`UPDATE ms_event_heads SET last_seq = $2 WHERE project_id = $1`, [this.projectId, seq]);
+  }
+
+  /** Index the events committed since the last sync (by any replica), and tell the listeners. */
+  private async sync(): Promise<void> {
+    for (;;) {
+      const r = await this.db.query<MetaRow>(`SELECT ${META_COLS} FROM ms_events WHERE project_id = $1 AND seq > $2 ORDER BY seq LIMIT ${SYNC_PAGE}`, [this.projectId, this.entries.length]);
+      const added: EventEntry[] = [];
+      for (const row of r.rows) {
+        const seq = Number(row.seq);
+        if (seq !== this.entries.length + 1) throw new Error(`event seq ${seq} of project ${this.projectId} where ${this.entries.length + 1} was expected; the event log is damaged`);
+        const entry: EventEntry = {
+          seq,
+          event_id: row.event_id,
+          type: row.type,
+          status: row.status,
+          memory_id: row.memory_id,
+          visible_to: row.visible_to,
+          engine_seq: row.engine_seq === null ? null : Number(row.engine_seq),
+          subject_id: row.subject_id,
+          redacted: row.redacted,
+          offset: -1,
+          length: 0,
+        };
+        this.entries.push(entry);
+        this.byId.set(entry.event_id, seq);
+        if (entry.memory_id !== null) this.lastOfMemory.set(entry.memory_id, seq);
+        added.push(entry);
+      }
+      if (added.length > 0) for (const l of this.durableListeners) l(added);
+      if (r.rows.length < SYNC_PAGE) return;
+    }
+  }
+
+  entry(seq: number): EventEntry | undefined {
+    return seq >= 1 && seq <= this.entries.length ? this.entries[seq - 1] : undefined;
+  }
+
+  entryById(eventId: string): EventEntry | undefined {
+    const seq = this.byId.get(eventId);
+    return seq === undefined ? undefined : this.entries[seq - 1];
+  }
+
+  entriesAfter(after: number, to = this.entries.length): EventEntry[] {
+    return this.entries.slice(Math.max(0, after), Math.min(to, this.entries.length));
+  }
+
+  bySeq(seqs: readonly number[]): Promise<EventJson[]> {
+    return this.read(seqs.filter((s) => s >= 1 && s <= this.entries.length).map((s) => this.entries[s - 1]!));
+  }
+
+  async read(entries: readonly EventEntry[]): Promise<EventJson[]> {
+    if (entries.length === 0) return [];
+    const r = await this.db.query<{ seq: string | number; event_id: string; type: EventType; status: EventStatus; memory_id: string | null; data: unknown; created_at: string }>(
+      `SELECT seq, event_id, type, status, memory_id, data, created_at FROM ms_events WHERE project_id = $1 AND seq = ANY($2::bigint[])`,
+      [this.projectId, entries.map((e) => e.seq)],
+    );
+    const bySeq = new Map(r.rows.map((row) => [Number(row.seq), row]));
+    return entries.flatMap((e) => {
+      const row = bySeq.get(e.seq);
+      if (!row) return [];
+      return [{ event_id: row.event_id, seq: e.seq, type: row.type, status: row.status, ...(row.memory_id !== null ? { memory_id: row.memory_id } : {}), data: row.data, created_at: row.created_at }];
+    });
+  }
+
+  /** Replace the payloads of these memories' add/update/delete events with `{memory_id, purged: true}`. */
+  async redact(memoryIds: ReadonlySet<string>): Promise<number> {
+    await this.flush();
+    if (memoryIds.size === 0) return 0;
+    const r = await this.db.query<{ seq: string | number }>(
+      `UPDATE ms_events SET data = json_build_object('memory_id', memory_id, 'purged', true), redacted = true
+       WHERE project_id = $1 AND memory_id = ANY($2::text[]) AND type = ANY($3::text[]) AND NOT redacted RETURNING seq`,
+      [this.projectId, [...memoryIds], [...REDACTABLE]],
+    );
+    for (const row of r.rows) {
+      const e = this.entries[Number(row.seq) - 1];
+      if (e) e.redacted = true;
+    }
+    return r.rows.length;
+  }
+
+  async close(): Promise<void> {
+    await this.flush().catch(() => {});
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+}
