@@ -187,6 +187,16 @@ export class DaemonClient {
     return this.request('DELETE', `/v1/memories/${encodeURIComponent(id)}${purge ? '?purge=true' : ''}`);
   }
 
+  /** Current memories newest first, by scope (resolved from cwd), category and update time. */
+  localList(req: { scope?: string; category?: string; since?: number; cwd?: string; session_id?: string; limit?: number; cursor?: string }): Promise<{ results: MemoryResult[]; next_cursor: string | null; scope: string | null; repo: string | null }> {
+    return this.request('POST', '/v1/local/list', req);
+  }
+
+  /** Correct a memory's content (a new version; history keeps the old one). */
+  update(id: string, patch: { content: string }): Promise<MemoryResult> {
+    return this.request('PATCH', `/v1/memories/${encodeURIComponent(id)}`, patch);
+  }
+
   /** Forget (or erase, with purge) memories as one batch that `undo` can restore. */
   localForget(req: { memory_ids: string[]; purge?: boolean; query?: string }): Promise<{ batch_id: string | null; forgotten: string[]; not_found: string[]; purged: boolean }> {
     return this.request('POST', '/v1/local/forget', req);
