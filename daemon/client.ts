@@ -171,11 +171,11 @@ export class DaemonClient {
     return this.request('POST', '/v1/remember', req);
   }
 
-  pause(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; session_id: string | null }> {
+  pause(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; paused_repos?: string[]; session_id: string | null; repo?: string | null }> {
     return this.request('POST', '/v1/pause', req);
   }
 
-  resume(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; session_id: string | null }> {
+  resume(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; paused_repos?: string[]; session_id: string | null; repo?: string | null }> {
     return this.request('POST', '/v1/resume', req);
   }
 

@@ -61,6 +61,7 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
       state: daemon.pause.all ? 'paused' : 'capturing',
       paused_all: daemon.pause.all,
       paused_sessions: daemon.pause.pausedSessions(),
+      paused_repos: daemon.pause.pausedRepos(),
       session: ctx.session_id ? (daemon.pause.isPaused(ctx.session_id) ? 'paused' : 'capturing') : null,
       sessions: sessions
         .filter((s) => !s.ended || s.pending.length > 0)

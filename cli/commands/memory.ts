@@ -192,7 +192,7 @@ export const undoCommand: Command = {
 function pauseLike(paused: boolean): Command {
   return {
     path: [paused ? 'pause' : 'resume'],
-    summary: paused ? 'pause automatic capture (this session, or --all)' : 'resume automatic capture (this session, or --all)',
+    summary: paused ? 'pause automatic capture for this repository (or --session, --all)' : 'resume automatic capture for this repository (or --session, --all)',
     usage: `service ${paused ? 'pause' : 'resume'} [--all] [--session ID]`,
     async run(args, ctx) {
       const { values } = parse(args, { all: { type: 'boolean' }, session: { type: 'string' } }, this.usage);
@@ -201,6 +201,7 @@ function pauseLike(paused: boolean): Command {
       const r = paused ? await client.pause(req) : await client.resume(req);
       if (values.json) ctx.json(r);
       else if (values.all) ctx.out(paused ? 'Capture paused for every session (remember still works).' : 'Capture resumed for every session.');
+      else if (r.repo) ctx.out(paused ? `Capture paused for repository ${r.repo}: every session there, new ones too, until service resume (remember still works).` : `Capture resumed for repository ${r.repo}.${r.paused_all ? ' Capture is still paused for all sessions: service resume --all' : ''}`);
       else ctx.out(`Capture ${paused ? 'paused' : 'resumed'} for session ${r.session_id}.${r.paused_all && !paused ? ' Capture is still paused for all sessions: service resume --all' : ''}`);
       return EXIT.OK;
     },
