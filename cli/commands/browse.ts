@@ -8,12 +8,11 @@ import { CATEGORIES, SCOPES } from '../../engine/index.js';
 import { intFlag, parse } from '../args.js';
 import { CliError, EXIT, UsageError, type Command } from '../command.js';
 import { readyDaemon } from '../daemon-control.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { checkIds, oneLine } from './memory.js';
 
 function memoryId(v: string | undefined, usage: string): string {
   if (!v) throw new UsageError(`usage: ${usage}`);
-  if (!UUID.test(v)) throw new UsageError(`not a memory id: ${v} (ids are UUIDs, as service list and service search print them)`);
+  checkIds([v]);
   return v;
 }
 
@@ -26,11 +25,6 @@ export function sinceFlag(v: unknown, now = Date.now()): number | undefined {
   const t = Date.parse(s);
   if (!/^\d{4}-\d{2}-\d{2}/.test(s) || Number.isNaN(t)) throw new UsageError(`--since takes a date (2026-05-01), a time (2026-05-01T12:00Z) or an age (30m, 12h, 7d, 2w), not "${s}"`);
   return t;
-}
-
-function oneLine(text: string, width: number): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > width ? `${t.slice(0, width - 1)}…` : t;
 }
 
 export const listCommand: Command = {

@@ -7,7 +7,7 @@ import { parse } from '../args.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 
 /** The server's tenancy; `existing` (read-only and revoke) refuses a data dir with none, creating nothing. */
-function open(values: Record<string, unknown>, ctx: CommandContext, existing = false): TenancyStore {
+export function openTenancy(values: Record<string, unknown>, ctx: CommandContext, existing = false): TenancyStore {
   const dir = path.resolve((values.data as string | undefined) ?? resolvePaths(ctx.config().home).serverDir);
   if (existing && !fs.existsSync(path.join(dir, 'tenancy.json'))) {
     throw new CliError(`no server data in ${dir}: nothing to show. Pass the server's --data DIR, or create the first organization with service orgs create`, EXIT.NOT_FOUND);
@@ -34,7 +34,7 @@ export const keysCreateCommand: Command = {
   usage: 'service keys create [--data DIR] [--project ID|NAME] [--member ID] [--name TEXT] [--permissions read,write,admin]  (default: read and write, as far as the member’s role allows)',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' }, project: { type: 'string' }, member: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' } }, this.usage);
-    const t = open(values, ctx);
+    const t = openTenancy(values, ctx);
     const projectId = project(t, values.project as string | undefined);
     const orgId = t.project(projectId)!.org_id;
     const memberId = (values.member as string | undefined) ?? t.members(orgId).find((m) => m.role === 'owner')?.member_id;
@@ -61,7 +61,7 @@ export const keysListCommand: Command = {
   usage: 'service keys list [--data DIR] [--project ID|NAME]',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' }, project: { type: 'string' } }, this.usage);
-    const t = open(values, ctx, true);
+    const t = openTenancy(values, ctx, true);
     const keys = t.keys(values.project ? project(t, values.project as string) : undefined).map(keyJson);
     if (values.json) ctx.json({ keys });
     else for (const k of keys) ctx.out(`${k.key_id}  ${k.prefix}…  ${k.permissions.join(',').padEnd(16)} last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}  ${k.name}`);
@@ -76,7 +76,7 @@ export const keysRevokeCommand: Command = {
   async run(args, ctx) {
     const { values, positionals } = parse(args, { data: { type: 'string' } }, this.usage);
     if (positionals.length !== 1) throw new UsageError(`usage: ${this.usage}`);
-    const t = open(values, ctx, true);
+    const t = openTenancy(values, ctx, true);
     const rec = t.revokeKey(positionals[0]!);
     if (!rec) throw new CliError(`no key ${positionals[0]}; see service keys list`, EXIT.NOT_FOUND);
     if (values.json) ctx.json(keyJson(rec));

@@ -10,7 +10,7 @@ import { readyDaemon } from '../daemon-control.js';
 /** A client to a running daemon, starting one if needed (with warnings when settings differ). */
 const daemon = (ctx: CommandContext): Promise<DaemonClient> => readyDaemon(ctx);
 
-function oneLine(text: string, width = 100): string {
+export function oneLine(text: string, width = 100): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > width ? `${t.slice(0, width - 1)}…` : t;
 }
@@ -96,7 +96,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function checkIds(ids: string[]): void {
+export function checkIds(ids: string[]): void {
   const bad = ids.filter((id) => !UUID.test(id));
   if (bad.length > 0) throw new UsageError(`not a memory id: ${bad.join(', ')} (ids are UUIDs, as service search and service list print them); to forget by description use --query`);
 }
