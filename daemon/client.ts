@@ -179,11 +179,11 @@ export class DaemonClient {
     return this.request('POST', '/v1/remember', req);
   }
 
-  pause(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; session_id: string | null }> {
+  pause(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; paused_repos?: string[]; session_id: string | null; repo?: string | null }> {
     return this.request('POST', '/v1/pause', req);
   }
 
-  resume(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; session_id: string | null }> {
+  resume(req: { session_id?: string; all?: boolean; cwd?: string }): Promise<{ paused_all: boolean; paused_sessions: string[]; paused_repos?: string[]; session_id: string | null; repo?: string | null }> {
     return this.request('POST', '/v1/resume', req);
   }
 
@@ -193,6 +193,16 @@ export class DaemonClient {
 
   forget(id: string, purge = false): Promise<{ memory_id: string; deleted: boolean }> {
     return this.request('DELETE', `/v1/memories/${encodeURIComponent(id)}${purge ? '?purge=true' : ''}`);
+  }
+
+  /** Current memories newest first, by scope (resolved from cwd), category and update time. */
+  localList(req: { scope?: string; category?: string; since?: number; cwd?: string; session_id?: string; limit?: number; cursor?: string }): Promise<{ results: MemoryResult[]; next_cursor: string | null; scope: string | null; repo: string | null }> {
+    return this.request('POST', '/v1/local/list', req);
+  }
+
+  /** Correct a memory's content (a new version; history keeps the old one). */
+  update(id: string, patch: { content: string }): Promise<MemoryResult> {
+    return this.request('PATCH', `/v1/memories/${encodeURIComponent(id)}`, patch);
   }
 
   /** Forget (or erase, with purge) memories as one batch that `undo` can restore. */

@@ -83,7 +83,7 @@ export class Daemon {
   constructor(private readonly deps: DaemonDeps) {
     this.journal = new Journal({ dir: deps.paths.journalDir });
     this.sessions = new SessionTable(`${deps.paths.stateDir}/sessions.json`);
-    this.pause = new PauseState(`${deps.paths.stateDir}/pause.json`);
+    this.pause = new PauseState(`${deps.paths.stateDir}/pause.json`, (id) => this.sessions.get(id)?.repo ?? null);
     this.store = new LanceStore({ dir: deps.paths.lanceDir, dim: deps.embedder?.dim ?? 384, logger: deps.logger, residentBudget: new ResidentBudget(deps.config.residentSearchRows) });
     this.engine = new MemoryEngine({
       store: this.store,
@@ -480,12 +480,19 @@ export class Daemon {
   // ------------------------------------------------------------------ pause
 
   /** Pause automatic capture for a session or all; what was captured before is flushed. */
-  async setPaused(target: { session_id?: string | null; all?: boolean; cwd?: string }, paused: boolean): Promise<{ paused_all: boolean; paused_sessions: string[]; session_id: string | null }> {
-    if (!target.all && !target.session_id && target.cwd) target = { ...target, session_id: this.latestSessionIn(target.cwd) };
-    if (!target.all && !target.session_id) {
-      throw new EngineError('VALIDATION', 'no active agent session here; pass a session id, or pause everything with --all', { field: 'session_id' });
+  async setPaused(target: { session_id?: string | null; all?: boolean; cwd?: string; repo?: string | null }, paused: boolean): Promise<{ paused_all: boolean; paused_sessions: string[]; paused_repos: string[]; session_id: string | null; repo: string | null }> {
+    // From a working directory: the whole repository (every session, new ones too), else the latest session there.
+    if (!target.all && !target.session_id && target.cwd) {
+      const repo = repoInfo(target.cwd).repo;
+      target = repo ? { ...target, repo } : { ...target, session_id: this.latestSessionIn(target.cwd) };
     }
-    const affected = target.all ? this.sessions.all() : [this.sessions.touch(target.session_id!, Date.now())];
+    if (!target.all && !target.session_id && !target.repo) {
+      throw new EngineError('VALIDATION', 'not in a repository and no active agent session here; pass a session id, or pause everything with --all', { field: 'session_id' });
+    }
+    if (target.session_id && !target.all && !this.sessions.get(target.session_id)) {
+      throw new EngineError('NOT_FOUND', `no agent session ${target.session_id} is known to this daemon; see service status for the sessions`, { session_id: target.session_id });
+    }
+    const affected = target.all ? this.sessions.all() : target.repo ? this.sessions.all().filter((s) => s.repo === target.repo) : [this.sessions.get(target.session_id!)!];
     if (paused) {
       // Take in what the transcript holds up to now, then stop reading it.
       for (const s of affected) if (!this.pause.isPaused(s.id)) readAhead(s);
@@ -504,7 +511,7 @@ export class Daemon {
       this.pause.resume(target);
       this.sessions.save();
     }
-    return { paused_all: this.pause.all, paused_sessions: this.pause.pausedSessions(), session_id: target.session_id ?? null };
+    return { paused_all: this.pause.all, paused_sessions: this.pause.pausedSessions(), paused_repos: this.pause.pausedRepos(), session_id: target.session_id ?? null, repo: target.repo ?? null };
   }
 
   /** The most recently active, not ended session working in `cwd` (or below it). */

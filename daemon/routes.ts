@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import { z } from 'zod';
 import { HttpError, httpError, parseBody } from '../api/index.js';
-import { CATEGORIES, EngineError, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
+import { CATEGORIES, EngineError, memoryJson, mergeFilters, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
 import { weighEpisodes } from './episodes.js';
 import { ForgetLog } from './forget-log.js';
@@ -25,6 +25,17 @@ const rememberSchema = z
   .strict();
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'memory ids are UUIDs');
 const localForgetSchema = z.object({ memory_ids: z.array(uuid).min(1).max(1000), purge: z.boolean().optional(), query: z.string().max(10_000).optional() }).strict();
+const localListSchema = z
+  .object({
+    scope: z.enum(SCOPES).optional(),
+    category: z.enum(CATEGORIES).optional(),
+    since: z.number().int().min(0).optional(),
+    cwd: z.string().max(4096).optional(),
+    session_id: z.string().max(256).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    cursor: z.string().max(1000).optional(),
+  })
+  .strict();
 const undoSchema = z.object({ memory_id: uuid.optional() }).strict();
 const syncNowSchema = z.object({ retry_parked: z.boolean().optional() }).strict();
 const flushSchema = z.object({ session_id: z.string().min(1).max(256).optional() }).strict();
@@ -153,6 +164,27 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
     if (batch) forgets.restored(batch, [...restored, ...current]);
     if (b.memory_id && restored.length === 0) throw httpError('CONFLICT', `memory ${b.memory_id} is not forgotten; nothing to restore`, { memory_id: b.memory_id });
     res.json({ batch_id: batch?.id ?? null, forgotten_at: batch?.at ?? null, restored, already_current: current });
+  });
+
+  /** Browse: current memories newest first, by scope (resolved from cwd), category and update time. */
+  r.post('/local/list', async (req, res) => {
+    const b = parseBody(localListSchema, req.body ?? {});
+    const engine = await daemon.ready();
+    const cwd = b.cwd ?? process.cwd();
+    const info = repoInfo(cwd);
+    const ctx = { user_id: daemon.userId, repo: info.repo, dir: info.dir, run_id: b.session_id ?? daemon.latestSessionIn(cwd) };
+    let filter: MemoryFilter = {};
+    if (b.scope) {
+      try {
+        filter = scopeFilter(b.scope, ctx);
+      } catch {
+        throw httpError('VALIDATION_FAILED', b.scope === 'session' ? `scope "session" needs an agent session: none has worked in ${cwd} yet (or pass --session)` : `scope "${b.scope}" needs a repository, and ${cwd} is not inside one; use --scope user or no scope`, { scope: b.scope });
+      }
+    }
+    if (b.category) filter = mergeFilters(filter, { category: b.category });
+    if (b.since !== undefined) filter = mergeFilters(filter, { updated_at: { gte: b.since } });
+    const page = await engine.list({ filter, limit: b.limit ?? 20, cursor: b.cursor });
+    res.json({ results: page.results.map(memoryJson), next_cursor: page.next_cursor, scope: b.scope ?? null, repo: info.repo });
   });
 
   /** The settings this daemon runs with (secrets as fingerprints), for callers to compare with theirs. */

@@ -78,6 +78,7 @@ function baseStatus(daemon: Daemon, ctx: StatusContext): Record<string, unknown>
       state: daemon.pause.all ? 'paused' : 'capturing',
       paused_all: daemon.pause.all,
       paused_sessions: daemon.pause.pausedSessions(),
+      paused_repos: daemon.pause.pausedRepos(),
       session: ctx.session_id ? (daemon.pause.isPaused(ctx.session_id) ? 'paused' : 'capturing') : null,
       sessions: sessions
         .filter((s) => !s.ended || s.pending.length > 0)

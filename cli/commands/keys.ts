@@ -10,7 +10,7 @@ import { CliError, EXIT, UsageError, type Command, type CommandContext } from '.
  * The server's tenancy records: its data dir, or its database when SERVICE_DATABASE_URL is set.
  * `existing` (read-only and revoke) refuses a data dir with none, creating nothing.
  */
-async function open(values: Record<string, unknown>, ctx: CommandContext, existing = false): Promise<TenancyStore> {
+export async function openTenancy(values: Record<string, unknown>, ctx: CommandContext, existing = false): Promise<TenancyStore> {
   const dir = path.resolve((values.data as string | undefined) ?? resolvePaths(ctx.config().home).serverDir);
   const databaseUrl = ctx.config().databaseUrl;
   if (existing && !databaseUrl && !fs.existsSync(path.join(dir, 'tenancy.json'))) {
@@ -40,7 +40,7 @@ export const keysCreateCommand: Command = {
   usage: 'service keys create [--data DIR] [--project ID|NAME] [--member ID] [--name TEXT] [--permissions read,write,admin]  (default: read and write, as far as the member’s role allows)',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' }, project: { type: 'string' }, member: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' } }, this.usage);
-    const t = await open(values, ctx);
+    const t = await openTenancy(values, ctx);
     const projectId = project(t, values.project as string | undefined);
     const orgId = t.project(projectId)!.org_id;
     const memberId = (values.member as string | undefined) ?? t.members(orgId).find((m) => m.role === 'owner')?.member_id;
@@ -69,7 +69,7 @@ export const keysListCommand: Command = {
   usage: 'service keys list [--data DIR] [--project ID|NAME]',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' }, project: { type: 'string' } }, this.usage);
-    const t = await open(values, ctx, true);
+    const t = await openTenancy(values, ctx, true);
     const keys = t.keys(values.project ? project(t, values.project as string) : undefined).map(keyJson);
     await t.close();
     if (values.json) ctx.json({ keys });
@@ -85,7 +85,7 @@ export const keysRevokeCommand: Command = {
   async run(args, ctx) {
     const { values, positionals } = parse(args, { data: { type: 'string' } }, this.usage);
     if (positionals.length !== 1) throw new UsageError(`usage: ${this.usage}`);
-    const t = await open(values, ctx, true);
+    const t = await openTenancy(values, ctx, true);
     const rec = t.revokeKey(positionals[0]!);
     await t.commit();
     await t.close();

@@ -11,7 +11,7 @@ import { readyDaemon } from '../daemon-control.js';
 /** A client to a running daemon, starting one if needed (with warnings when settings differ). */
 const daemon = (ctx: CommandContext): Promise<DaemonClient> => readyDaemon(ctx);
 
-function oneLine(text: string, width = 100): string {
+export function oneLine(text: string, width = 100): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > width ? `${t.slice(0, width - 1)}…` : t;
 }
@@ -105,7 +105,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function checkIds(ids: string[]): void {
+export function checkIds(ids: string[]): void {
   const bad = ids.filter((id) => !UUID.test(id));
   if (bad.length > 0) throw new UsageError(`not a memory id: ${bad.join(', ')} (ids are UUIDs, as service search and service list print them); to forget by description use --query`);
 }
@@ -201,7 +201,7 @@ export const undoCommand: Command = {
 function pauseLike(paused: boolean): Command {
   return {
     path: [paused ? 'pause' : 'resume'],
-    summary: paused ? 'pause automatic capture (this session, or --all)' : 'resume automatic capture (this session, or --all)',
+    summary: paused ? 'pause automatic capture for this repository (or --session, --all)' : 'resume automatic capture for this repository (or --session, --all)',
     usage: `service ${paused ? 'pause' : 'resume'} [--all] [--session ID]`,
     async run(args, ctx) {
       const { values } = parse(args, { all: { type: 'boolean' }, session: { type: 'string' } }, this.usage);
@@ -212,6 +212,7 @@ function pauseLike(paused: boolean): Command {
       const r = paused ? await client.pause(req) : await client.resume(req);
       if (values.json) ctx.json(r);
       else if (values.all) ctx.out(paused ? 'Capture paused for every session (remember still works).' : 'Capture resumed for every session.');
+      else if (r.repo) ctx.out(paused ? `Capture paused for repository ${r.repo}: every session there, new ones too, until service resume (remember still works).` : `Capture resumed for repository ${r.repo}.${r.paused_all ? ' Capture is still paused for all sessions: service resume --all' : ''}`);
       else ctx.out(`Capture ${paused ? 'paused' : 'resumed'} for session ${r.session_id}.${r.paused_all && !paused ? ' Capture is still paused for all sessions: service resume --all' : ''}`);
       return EXIT.OK;
     },

@@ -3,23 +3,10 @@
  * access. `create` makes a team's org with an owner, a first project and the owner's admin key
  * (printed once); the team then sets itself up over the API (README, "Setting up a team").
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { resolvePaths } from '../../engine/index.js';
-import { keyJson, TenancyStore } from '../../server/index.js';
+import { keyJson } from '../../server/index.js';
 import { parse } from '../args.js';
-import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
-
-/** The server's tenancy; `existing` (read-only and revoke) refuses a data dir with none, creating nothing. */
-function open(values: Record<string, unknown>, ctx: CommandContext, existing = false): TenancyStore {
-  const dir = path.resolve((values.data as string | undefined) ?? resolvePaths(ctx.config().home).serverDir);
-  if (existing && !fs.existsSync(path.join(dir, 'tenancy.json'))) {
-    throw new CliError(`no server data in ${dir}: nothing to show. Pass the server's --data DIR, or create the first organization with service orgs create`, EXIT.NOT_FOUND);
-  }
-  const t = new TenancyStore(dir);
-  if (t.empty) t.bootstrap();
-  return t;
-}
+import { UsageError, type Command } from '../command.js';
+import { openTenancy } from './keys.js';
 
 export const orgsCreateCommand: Command = {
   path: ['orgs', 'create'],
@@ -30,7 +17,7 @@ export const orgsCreateCommand: Command = {
     const name = positionals[0]?.trim();
     const owner = (values.owner as string | undefined)?.trim();
     if (positionals.length !== 1 || !name || !owner) throw new UsageError(`usage: ${this.usage}`);
-    const t = open(values, ctx);
+    const t = await openTenancy(values, ctx);
     const team = t.createTeam(name, { name: owner, email: (values.email as string | undefined) ?? null }, (values.project as string | undefined) ?? 'default');
     if (values.json) ctx.json({ org: team.org, project: team.project, member: team.member, key: { key: team.secret, ...keyJson(team.key) } });
     else {
@@ -48,7 +35,7 @@ export const orgsListCommand: Command = {
   usage: 'service orgs list [--data DIR]',
   async run(args, ctx) {
     const { values } = parse(args, { data: { type: 'string' } }, this.usage);
-    const t = open(values, ctx, true);
+    const t = await openTenancy(values, ctx, true);
     const orgs = t.orgs().map((o) => ({ ...o, projects: t.projects(o.org_id), members: t.members(o.org_id) }));
     if (values.json) ctx.json({ orgs });
     else {

@@ -24,6 +24,8 @@ interface Ctx {
   badKey: NodeJS.ProcessEnv;
   cwd: string;
   id: string;
+  /** A memory that stays current. */
+  mem: string;
   data: string;
   tmp: string;
 }
@@ -41,6 +43,9 @@ const ROWS: Record<string, Row> = {
   undo: { ok: (c) => ['undo', c.id], usage: () => ['undo', 'a', 'b'], notFound: () => ['undo'], down: () => ['undo'], unauthorized: 'local only' },
   pause: { ok: () => ['pause', '--all'], usage: () => ['pause', 'extra'], down: () => ['pause'], notFound: 'nothing to find', unauthorized: 'local only' },
   resume: { ok: () => ['resume', '--all'], usage: () => ['resume', 'extra'], down: () => ['resume'], notFound: 'nothing to find', unauthorized: 'local only' },
+  list: { ok: () => ['list', '--since', '7d'], usage: () => ['list', '--since', 'yesterday-ish'], down: () => ['list'], notFound: 'an empty list is an answer', unauthorized: 'local only' },
+  show: { ok: (c) => ['show', c.mem], usage: () => ['show', 'nope'], notFound: () => ['show', UNKNOWN], down: () => ['show', UNKNOWN], unauthorized: 'local only' },
+  edit: { ok: (c) => ['edit', c.mem, '--content', `We store sessions in PostgreSQL ${Date.now()}.`], usage: (c) => ['edit', c.mem, '--content', ' '], notFound: () => ['edit', UNKNOWN, '--content', 'x'], down: () => ['edit', UNKNOWN, '--content', 'x'], unauthorized: 'local only' },
   history: { ok: (c) => ['history', c.id], usage: () => ['history'], notFound: () => ['history', UNKNOWN], down: () => ['history', UNKNOWN], unauthorized: 'local only' },
   export: { ok: (c) => ['export', path.join(c.tmp, 'out.ndjson')], usage: () => ['export', 'a', 'b'], down: (c) => ['export', path.join(c.tmp, 'x.ndjson')], notFound: 'nothing to find', unauthorized: 'local only' },
   import: { ok: (c) => ['import', path.join(c.tmp, 'out.ndjson')], usage: () => ['import'], notFound: (c) => ['import', path.join(c.tmp, 'missing.ndjson')], down: (c) => ['import', path.join(c.tmp, 'out.ndjson')], unauthorized: 'local only' },
@@ -87,6 +92,7 @@ describe('the CLI matrix', () => {
     const m = await d.client.remember({ text: 'We store sessions in PostgreSQL.', cwd: c.cwd });
     c.id = m.results[0]!.memory_id;
     await d.client.localForget({ memory_ids: [c.id] });
+    c.mem = (await d.client.remember({ text: 'The checkout service retries Stripe calls three times.', cwd: c.cwd })).results[0]!.memory_id;
     c.data = path.join(c.tmp, 'server');
     const org = await cli(['orgs', 'create', 'matrix', '--owner', 'ann', '--project', 'shop', '--data', c.data], c.env);
     assert.equal(org.code, 0, org.stderr);
