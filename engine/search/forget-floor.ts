@@ -7,10 +7,11 @@
  * A memory found by meaning alone (no query word in it) is never forgotten by query: it is listed
  * as a weaker match, to forget by id after reading it.
  *
- * The engine's own recall floor and query-term coverage (issue #15) may replace `termCoverage`
- * and `FORGET_MIN_SCORE` at merge; the rule stays here, in `confidentForgetMatch`.
+ * The first gate is the same relevance floor the recall hook and memory.search apply
+ * (`relevance.ts`); forgetting then asks for more on top of it.
  */
 import { queryTerms, termSet } from '../text/tokenize.js';
+import { relevance } from './relevance.js';
 
 /** Lowest fused search score (0..1) a memory needs to be forgotten by query. */
 export const FORGET_MIN_SCORE = 0.2;
@@ -47,6 +48,8 @@ export interface ForgetVerdict {
 /** The one rule a query-driven forget uses to decide whether a search hit may be forgotten. */
 export function confidentForgetMatch(query: string, hit: { content: string; score: number }): ForgetVerdict {
   const coverage = termCoverage(query, hit.content);
+  const floor = relevance(query, hit.content);
+  if (!floor.relevant) return { confident: false, coverage, reason: floor.matched.length === 0 ? 'none of the query words' : `below the relevance floor (${floor.matched.length} informative query word(s) in it)` };
   if (coverage === 0 || coverage < requiredCoverage(query)) {
     return { confident: false, coverage, reason: coverage === 0 ? 'none of the query words' : `only ${Math.round(coverage * 100)}% of the query words` };
   }

@@ -174,19 +174,26 @@ for (const [i, claude] of CLAUDE_VERSIONS.entries()) {
       assert.ok(sidekick.flatMap(toolResults).some((t) => /PostgreSQL/.test(t)), 'the sidekick got the memory without a manual grant');
     });
 
-    it('/memory:pause and /memory:resume act on their own session, not the folder\'s latest', async () => {
-      // Another live session in the same folder, active just before.
+    it('/memory:pause pauses its own repository (every session there) until /memory:resume, and only that repository', async () => {
+      // Another live session in the same repository, active just before, and one in another folder.
       const other = `live-other-${i}`;
-      const hook = await runHook('UserPromptSubmit', { session_id: other, cwd: world.repo, hook_event_name: 'UserPromptSubmit', prompt: 'working on the cart' }, world.env, world.repo);
-      assert.equal(hook.code, 0);
+      const elsewhere = `live-elsewhere-${i}`;
+      const away = fs.mkdtempSync(path.join(path.dirname(world.repo), 'elsewhere-'));
+      for (const [session, cwd] of [[other, world.repo], [elsewhere, away]] as const) {
+        const hook = await runHook('UserPromptSubmit', { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: 'working on the cart' }, world.env, cwd);
+        assert.equal(hook.code, 0);
+      }
+      const awayOf = async (session: string): Promise<string | null> => (await client.status<{ capture: { session: string | null } }>({ cwd: away, session_id: session })).capture.session;
       const paused = await world.run('/memory:pause');
       ok(paused);
       assert.equal(await captureOf(paused.session_id), 'paused', 'its own session is paused');
-      assert.notEqual(await captureOf(other), 'paused', 'the other live session is not');
+      assert.equal(await captureOf(other), 'paused', 'so is the other live session in the same repository');
+      assert.notEqual(await awayOf(elsewhere), 'paused', 'a session in another folder still captures');
       const resumed = await world.run('/memory:resume', ['--resume', paused.session_id], { sessionId: null });
       ok(resumed);
       assert.equal(resumed.session_id, paused.session_id, 'the resumed session keeps its id');
       assert.notEqual(await captureOf(paused.session_id), 'paused', 'its own session captures again');
+      assert.notEqual(await captureOf(other), 'paused', 'and so does the other one');
     });
 
     let remembered = '';
