@@ -206,9 +206,9 @@ function pauseLike(paused: boolean): Command {
     async run(args, ctx) {
       const { values } = parse(args, { all: { type: 'boolean' }, session: { type: 'string' } }, this.usage);
       const client = await daemon(ctx);
-      const caller = callerSession(ctx.io.env, values.session);
-      if (!values.all && caller.source === 'folder') ctx.err(`(${FOLDER_FALLBACK_NOTE})`);
-      const req = values.all ? { all: true } : caller.session_id ? { session_id: caller.session_id } : { cwd: process.cwd() };
+      // The repository of the working directory (every session there) unless --session or --all
+      // narrows or widens it: /memory:pause in one session pauses its repository, not a guess.
+      const req = values.all ? { all: true } : values.session ? { session_id: String(values.session) } : { cwd: process.cwd() };
       const r = paused ? await client.pause(req) : await client.resume(req);
       if (values.json) ctx.json(r);
       else if (values.all) ctx.out(paused ? 'Capture paused for every session (remember still works).' : 'Capture resumed for every session.');

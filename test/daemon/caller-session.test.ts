@@ -40,25 +40,27 @@ describe('the caller\'s session', () => {
     assert.equal((await recent()).filter((e) => e.session_id === 'sess-b' && e.event === 'SessionEnd').length, 1, 'SessionEnd attributed to the latest session in the folder');
   });
 
-  it('pause and resume act on CLAUDE_CODE_SESSION_ID, not the folder\'s latest session', async () => {
+  it('pause and resume act on the caller\'s repository (every session there); --session narrows to one', async () => {
     assert.equal((await prompt('sess-c', 'first')).code, 0);
     assert.equal((await prompt('sess-d', 'second, more recent')).code, 0);
     const paused = await cli(['pause'], { ...d.env, CLAUDE_CODE_SESSION_ID: 'sess-c' }, repo);
     assert.equal(paused.code, 0, paused.stderr);
-    assert.match(paused.stdout, /paused for session sess-c/);
-    assert.doesNotMatch(paused.stderr, /most recently active/);
+    assert.match(paused.stdout, /paused for repository .*every session there/);
+    assert.doesNotMatch(paused.stderr, /most recently active/, 'no guess about a session');
     assert.equal(await captureOf('sess-c'), 'paused');
-    assert.notEqual(await captureOf('sess-d'), 'paused', 'the other live session keeps capturing');
+    assert.equal(await captureOf('sess-d'), 'paused', 'the repository pause covers the other live session too');
     const resumed = await cli(['resume'], { ...d.env, CLAUDE_CODE_SESSION_ID: 'sess-c' }, repo);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.notEqual(await captureOf('sess-c'), 'paused');
-    // Outside Claude Code: the folder's latest session, and the command says so.
-    assert.equal((await prompt('sess-d', 'still working')).code, 0);
-    const fallback = await cli(['pause'], d.env, repo);
-    assert.equal(fallback.code, 0, fallback.stderr);
-    assert.match(fallback.stderr, /no CLAUDE_CODE_SESSION_ID.*most recently active session in this folder/);
-    assert.match(fallback.stdout, /paused for session sess-d/);
-    assert.equal((await cli(['resume', '--session', 'sess-d'], d.env, repo)).code, 0);
+    assert.notEqual(await captureOf('sess-d'), 'paused');
+    // --session narrows the pause to one session: the other keeps capturing.
+    const one = await cli(['pause', '--session', 'sess-c'], d.env, repo);
+    assert.equal(one.code, 0, one.stderr);
+    assert.match(one.stdout, /paused for session sess-c/);
+    assert.equal(await captureOf('sess-c'), 'paused');
+    assert.notEqual(await captureOf('sess-d'), 'paused', 'the other live session keeps capturing');
+    assert.equal((await cli(['resume', '--session', 'sess-c'], d.env, repo)).code, 0);
+    assert.notEqual(await captureOf('sess-c'), 'paused');
   });
 
   it('remember attaches to CLAUDE_CODE_SESSION_ID and search --scope session finds it from there only', async () => {

@@ -36,10 +36,12 @@ function script(body: any): Reply {
   if (!Array.isArray(body?.tools) || body.tools.length === 0 || answered) return directiveScript(body);
   if (/You are the sidekick/.test(systemText(body))) return { tools: [{ name: TOOL, input: { query: 'how are sessions stored', scope: 'repo' } }] };
   const text = textOf(last);
+  // The installed commands name the CLI by the absolute command recorded at install (never `service` from PATH).
+  const cli = /(\S+ \S+\/cli\/main\.js) (?:remember|search|forget)\b/.exec(text)?.[1] ?? 'service';
   let m: RegExpExecArray | null;
-  if ((m = /Store this in memory: (.+)/.exec(text))) return bash(`service remember ${JSON.stringify(m[1]!.trim())}`);
-  if ((m = /Search the memory service for: (.+?) --scope (\w+)/.exec(text))) return bash(`service search ${JSON.stringify(m[1]!.trim())} --scope ${m[2]}`);
-  if ((m = /The user wants to forget: ([0-9a-f-]{36})/.exec(text))) return bash(`service forget ${m[1]}`);
+  if ((m = /Store this in memory: (.+)/.exec(text))) return bash(`${cli} remember ${JSON.stringify(m[1]!.trim())}`);
+  if ((m = /Search the memory service for: (.+?) --scope (\w+)/.exec(text))) return bash(`${cli} search ${JSON.stringify(m[1]!.trim())} --scope ${m[2]}`);
+  if ((m = /The user wants to forget: ([0-9a-f-]{36})/.exec(text))) return bash(`${cli} forget ${m[1]}`);
   return directiveScript(body);
 }
 
