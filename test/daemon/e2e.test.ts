@@ -7,18 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, loadSession, makeRepo, replaySession, runHook, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { tempDir } from '../helpers/tmp.js';
-
-/** Every file under `dir`, recursively. */
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...files(p));
-    else if (e.isFile()) out.push(p);
-  }
-  return out;
-}
+import { filesUnder, tempDir } from '../helpers/tmp.js';
 
 function contextOf(stdout: string): string {
   if (!stdout.trim()) return '';
@@ -81,7 +70,7 @@ describe('daemon end to end through the hooks', () => {
     await d.client.flush({ session_id: sid });
     const found = await cli(['search', 'deploy region key', '--json'], d.env, repo);
     assert.ok((JSON.parse(found.stdout) as { results: { content: string }[] }).results.some((m) => /eu-west-1/.test(m.content)), 'the decision itself was kept');
-    for (const f of files(d.home)) {
+    for (const f of filesUnder(d.home)) {
       if (f.endsWith('.sock')) continue;
       const bytes = fs.readFileSync(f);
       assert.ok(!bytes.includes(secret), `AWS key found in ${f}`);
