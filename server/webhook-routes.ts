@@ -52,6 +52,8 @@ export function webhookRoutes(opts: { pageSizeMax: number; allowPrivate: boolean
     const target = await vetUrl(b.url, opts.allowPrivate);
     const p = projectOf(res);
     const secret = newWebhookSecret();
+    // The head counts every event appended so far (on PostgreSQL they are committed at a flush).
+    await p.log.flush();
     const hook = p.webhooks.create({ url: target, events: [...new Set(b.events)], description: b.description ?? null, active: b.active ?? true, secret, member_id: callerOfRes(res).member.member_id, from_seq: p.log.head });
     res.status(201).json({ ...webhookJson(hook), secret });
   });
@@ -79,8 +81,12 @@ export function webhookRoutes(opts: { pageSizeMax: number; allowPrivate: boolean
     if (b.events !== undefined) patch.events = [...new Set(b.events)];
     if (b.description !== undefined) patch.description = b.description;
     if (b.active !== undefined) patch.active = b.active;
-    // Events that happen while a webhook is paused are not delivered later.
-    if (b.active === true && !hook.active) patch.from_seq = p.log.head;
+    // Events that happen while a webhook is paused are not delivered later (flushed first, so the
+    // head counts every event appended before the resume).
+    if (b.active === true && !hook.active) {
+      await p.log.flush();
+      patch.from_seq = p.log.head;
+    }
     res.json(webhookJson(p.webhooks.update(hook.webhook_id, patch)!));
   });
 

@@ -37,7 +37,7 @@ function script(body: any): Reply {
   if (/You are the sidekick/.test(systemText(body))) return { tools: [{ name: TOOL, input: { query: 'how are sessions stored', scope: 'repo' } }] };
   const text = textOf(last);
   // The installed commands name the CLI by the absolute command recorded at install (never `service` from PATH).
-  const cli = /(\S+ \S+\/cli\/main\.js) (?:remember|search|forget)\b/.exec(text)?.[1] ?? 'service';
+  const cli = /([^\s`(]+ [^\s`(]+\/cli\/main\.js) (?:remember|search|forget)\b/.exec(text)?.[1] ?? 'service';
   let m: RegExpExecArray | null;
   if ((m = /Store this in memory: (.+)/.exec(text))) return bash(`${cli} remember ${JSON.stringify(m[1]!.trim())}`);
   if ((m = /Search the memory service for: (.+?) --scope (\w+)/.exec(text))) return bash(`${cli} search ${JSON.stringify(m[1]!.trim())} --scope ${m[2]}`);

@@ -84,7 +84,8 @@ describe('hook spool', () => {
     // A listener that resets the first connection, then answers like the daemon.
     const home = path.join(tempDir('spool-'), 'home');
     const paths = resolvePaths(home);
-    fs.mkdirSync(home, { recursive: true });
+    // Private, as the daemon keeps it: the hooks send nothing through a socket in a directory others can enter.
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     let connections = 0;
     let received = '';
     const server = net.createServer((sock) => {
