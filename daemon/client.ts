@@ -101,6 +101,10 @@ export class DaemonClient {
       const req = http.request(
         {
           socketPath: this.opts.socketPath,
+          // A connection per request: Node's global agent keeps sockets alive, and one the daemon
+          // closes after its 5 s keep-alive can be reused at that very moment ("socket hang up").
+          // A Unix-socket connect costs well under a millisecond.
+          agent: false,
           method,
           path,
           headers: payload === undefined ? {} : { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) },
