@@ -74,6 +74,8 @@ export interface TestDaemon {
   stop(): Promise<number | null>;
   /** SIGKILL (a crash). */
   kill9(): Promise<void>;
+  /** What the daemon process has said and how it ended, for a failing test's message. */
+  diagnose(): string;
 }
 
 export async function startTestDaemon(opts: { home?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
@@ -106,6 +108,16 @@ export async function startTestDaemon(opts: { home?: string; env?: Record<string
     kill9: async () => {
       proc.kill('SIGKILL');
       await exited;
+    },
+    diagnose: () => {
+      const state = proc.exitCode === null && proc.signalCode === null ? `running (pid ${proc.pid})` : `exited (code ${proc.exitCode}, signal ${proc.signalCode})`;
+      let log = '';
+      try {
+        log = fs.readFileSync(path.join(resolvePaths(home).logDir, 'daemon.log'), 'utf8').split('\n').slice(-40).join('\n');
+      } catch {
+        log = '(no daemon.log)';
+      }
+      return `daemon ${state}\n--- stderr (last 4 KB) ---\n${err.slice(-4096)}\n--- daemon.log (last 40 lines) ---\n${log}`;
     },
   };
 }
