@@ -37,18 +37,11 @@ fs.cpSync(src, out, { recursive: true, filter: (from) => !from.endsWith('.ts') }
 fs.rmSync(path.join(out, 'mcp'), { recursive: true, force: true });
 for (const f of fs.readdirSync(hooksOut)) fs.copyFileSync(path.join(hooksOut, f), path.join(out, 'hooks', f));
 
-// The engine entry re-exports the store and the embedders; the MCP server uses only its config
-// schema, so those packages, and the worker embedder and vector scan (their `import.meta` has no
-// CommonJS meaning), are declared free of side effects and must then vanish from the bundle
-// (assertSelfContained fails the build if one is still required).
-const unused = /^(@lancedb\/lancedb|apache-arrow|pg|@huggingface\/transformers|\.{1,2}\/(embed\/)?worker-embedder\.js|\.{1,2}\/(store\/)?vector-scan\.js)$/;
+// The MCP server loads only `node:` built-ins and hooks/lib (Claude Code waits for it before the
+// first request of `claude -p`), bundled like the hooks into one file.
 await build({
   ...common,
   entryPoints: [path.join(src, 'mcp', 'server.ts')],
   outfile: path.join(out, 'mcp', 'server.cjs'),
-  // Claude Code waits for this server before the first request of `claude -p`: minified, Node
-  // parses half the bytes (2.5 → 1.3 MB).
-  minify: true,
-  plugins: [{ name: 'engine-store-unused', setup: (b) => b.onResolve({ filter: unused }, (a) => ({ path: a.path, external: true, sideEffects: false })) }],
 });
 assertSelfContained(path.join(out, 'mcp', 'server.cjs'));

@@ -4,33 +4,53 @@
  * at most `SERVICE_TOP_K` results. An empty answer says which scope was searched and how many
  * memories the other scopes hold (SPEC §7, "search returns nothing").
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DaemonApiError, DaemonUnreachableError, type DaemonClient } from '../../daemon/client.js';
-import type { Config, Scope } from '../../engine/index.js';
+import { post, Reset, Unreachable } from '../../hooks/lib/http.js';
+import type { McpSettings, SearchScope } from './settings.js';
 
 export interface SearchArgs {
   query: string;
-  scope?: Scope | undefined;
+  scope?: SearchScope | undefined;
+}
+
+/** What the daemon's POST /v1/local/search answers. */
+export interface LocalSearch {
+  results: { memory_id: string; content: string; score?: number | null }[];
+  scope: string;
+  repo: string | null;
+  dir: string | null;
+  other_scopes: Record<string, number | null>;
+}
+
+/** An error the daemon answered (its `{error: {code, message, details}}` body). */
+export class DaemonAnswer extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
 }
 
 export interface SearchDeps {
-  /** The resolved configuration, or the error that made it invalid. */
-  config: Config | Error;
-  client: DaemonClient;
+  /** The settings, or the error that made them invalid. */
+  settings: McpSettings | Error;
+  socket: string;
   /** Working directory the scope is resolved from (CLAUDE_PROJECT_DIR, else the cwd). */
   cwd: string;
   /** Start the daemon; called once when it does not answer. */
   startDaemon: () => Promise<void>;
+  timeoutMs?: number;
 }
 
-export interface SearchOutput {
+export interface ToolResult {
   [key: string]: unknown;
-  results: { memory_id: string; content: string; score: number }[];
+  content: { type: 'text'; text: string }[];
+  structuredContent?: { results: { memory_id: string; content: string; score: number }[] };
+  isError?: boolean;
 }
 
-type LocalSearch = Awaited<ReturnType<DaemonClient['localSearch']>>;
-
-function failure(message: string): CallToolResult {
+function failure(message: string): ToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
@@ -44,40 +64,54 @@ export function emptyNote(r: LocalSearch, cwd: string): string {
   return `No memories found in scope "${r.scope}"${where}, which holds ${r.other_scopes[r.scope] ?? 0}. Other scopes hold: ${counts || 'none'} (searched from ${cwd}).${next}`;
 }
 
-function explain(err: DaemonApiError, scope: Scope, cwd: string): string {
+function explain(err: DaemonAnswer, scope: SearchScope, cwd: string): string {
   const field = (err.details as { field?: string } | undefined)?.field;
   if (err.code === 'VALIDATION_FAILED' && field === 'repo') return `${cwd} is not inside a git repository, so scope "${scope}" has nothing to search; try scope "user".`;
   if (err.code === 'VALIDATION_FAILED' && field === 'run_id') return `No agent session is active in ${cwd} yet, so scope "session" has nothing to search; try scope "repo".`;
   return `memory search failed: ${err.message}`;
 }
 
-export async function searchTool(args: SearchArgs, deps: SearchDeps): Promise<CallToolResult> {
-  const { config } = deps;
-  if (config instanceof Error) return failure(`${config.message} Fix it where you set it (your shell or the "env" block of Claude Code's settings), then restart Claude Code.`);
-  const scope = args.scope ?? config.searchScope;
+async function localSearch(deps: SearchDeps, request: Record<string, unknown>): Promise<LocalSearch> {
+  const r = await post(deps.socket, '/v1/local/search', request, deps.timeoutMs ?? 15_000);
+  let body: unknown;
+  try {
+    body = JSON.parse(r.body);
+  } catch {
+    throw new Error(`the memory daemon answered ${r.status} with a body that is not JSON`);
+  }
+  if (r.status === 200) return body as LocalSearch;
+  const e = (body as { error?: { code?: string; message?: string; details?: unknown } }).error;
+  throw new DaemonAnswer(e?.code ?? 'INTERNAL', e?.message ?? `the memory daemon answered ${r.status}`, e?.details);
+}
+
+export async function searchTool(args: SearchArgs, deps: SearchDeps): Promise<ToolResult> {
+  const { settings } = deps;
+  if (settings instanceof Error) return failure(`${settings.message} Fix it where you set it (your shell, the "env" block of Claude Code's settings, or service config set), then restart Claude Code.`);
+  const scope = args.scope ?? settings.searchScope;
   // What the agent acts on clears the same relevance floor as what recall injects.
-  const request = { query: args.query, scope, cwd: deps.cwd, top_k: config.topK, relevant: true };
+  const request: Record<string, unknown> = { query: args.query, scope, cwd: deps.cwd, top_k: settings.topK, relevant: true };
   let r: LocalSearch;
   try {
     try {
-      r = await deps.client.localSearch(request);
+      r = await localSearch(deps, request);
     } catch (err) {
-      if (err instanceof DaemonApiError && err.code === 'VALIDATION_FAILED' && /relevant/.test(err.message)) {
+      if (err instanceof DaemonAnswer && err.code === 'VALIDATION_FAILED' && /relevant/.test(err.message)) {
         // A daemon older than this plugin knows no relevance floor: search without it.
-        const { relevant: _floor, ...older } = request;
-        r = await deps.client.localSearch(older);
+        delete request.relevant;
+        r = await localSearch(deps, request);
       } else {
-        if (!(err instanceof DaemonUnreachableError)) throw err;
+        if (!(err instanceof Unreachable || err instanceof Reset)) throw err;
         await deps.startDaemon();
-        r = await deps.client.localSearch(request);
+        r = await localSearch(deps, request);
       }
     }
   } catch (err) {
-    if (err instanceof DaemonApiError) return failure(explain(err, scope, deps.cwd));
+    if (err instanceof DaemonAnswer) return failure(explain(err, scope, deps.cwd));
+    if (err instanceof Unreachable) return failure(`the memory daemon is not reachable (${err.message}); start it with: service daemon start`);
     return failure(err instanceof Error ? err.message : String(err));
   }
-  const output: SearchOutput = { results: r.results.slice(0, config.topK).map((m) => ({ memory_id: m.memory_id, content: m.content, score: m.score ?? 0 })) };
-  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(output) }];
-  if (output.results.length === 0) content.push({ type: 'text', text: emptyNote(r, deps.cwd) });
-  return { content, structuredContent: output };
+  const results = r.results.slice(0, settings.topK).map((m) => ({ memory_id: m.memory_id, content: m.content, score: m.score ?? 0 }));
+  const content: ToolResult['content'] = [{ type: 'text', text: JSON.stringify({ results }) }];
+  if (results.length === 0) content.push({ type: 'text', text: emptyNote(r, deps.cwd) });
+  return { content, structuredContent: { results } };
 }

@@ -14,13 +14,15 @@ const allowed = {
   server: ['engine', 'api'],
   hooks: [],
   tui: ['daemon'],
-  plugin: ['daemon', 'engine'],
+  // The plugin ships the hooks; its MCP server shares their zero-dependency socket client.
+  plugin: ['daemon', 'engine', 'hooks'],
   cli: ['engine', 'api', 'daemon', 'server', 'sync', 'tui', 'plugin', 'hooks'],
 };
 
 /** Public entry files of a folder other folders may import. */
 const entries = {
   daemon: ['daemon/index.ts', 'daemon/client.ts', 'daemon/process-env.ts'],
+  hooks: ['hooks/lib/http.ts', 'hooks/lib/paths.ts', 'hooks/lib/run.ts'],
 };
 
 /** Files that must import nothing of ours (and, for hooks, no package either). */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DaemonClient } from '../../daemon/client.js';
-import { resolvePaths } from '../../engine/index.js';
+import { loadConfig, resolvePaths } from '../../engine/index.js';
 import { ClaudeCodeSim, type HookRun } from '../helpers/claude-code.js';
 import { cli, loadSession, makeRepo, type SessionFixture } from '../helpers/daemon.js';
 import { pluginUser, type PluginUser } from '../helpers/plugin.js';
@@ -195,5 +195,36 @@ describe('the installed plugin played like Claude Code plays it', () => {
     const r = await search(bad, 'anything');
     assert.equal(r.isError, true);
     assert.match(r.content[0]!.text, /SERVICE_SEARCH_SCOPE="galaxy" is not valid: use one of repo, dir, user, session/);
+  });
+
+  it('reads its settings as the engine does: the same message for every bad value, the config file under the environment', async () => {
+    const engineMessage = (env: Record<string, string>): string => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error(`the engine accepts ${JSON.stringify(env)}`);
+    };
+    for (const env of [{ SERVICE_TOP_K: '0' }, { SERVICE_TOP_K: '101' }, { SERVICE_TOP_K: '2.5' }, { SERVICE_TOP_K: 'many' }, { SERVICE_SEARCH_SCOPE: 'Repo' }] as Record<string, string>[]) {
+      const bad = await sim.mcp('memory', env);
+      clients.push(bad);
+      const r = await search(bad, 'anything');
+      assert.equal(r.isError, true, JSON.stringify(env));
+      assert.ok(r.content[0]!.text.startsWith(engineMessage(env)), `${JSON.stringify(env)}: ${r.content[0]!.text} | engine: ${engineMessage(env)}`);
+    }
+    // A data dir of its own (no daemon there): its config file is read, and the environment wins over it.
+    const home = path.join(tempDir('mcp-settings-'), 'home');
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ SERVICE_TOP_K: '0', SERVICE_SEARCH_SCOPE: 'galaxy' }));
+    const fromFile = await sim.mcp('memory', { SERVICE_HOME: home, SERVICE_TOP_K: '3' });
+    clients.push(fromFile);
+    const r = await search(fromFile, 'anything');
+    assert.equal(r.isError, true);
+    assert.match(r.content[0]!.text, /^SERVICE_SEARCH_SCOPE="galaxy" is not valid/, 'the file is read; SERVICE_TOP_K from the environment overrides the file');
+    fs.writeFileSync(path.join(home, 'config.json'), '{"SERVICE_TOP_K": ');
+    const damaged = await sim.mcp('memory', { SERVICE_HOME: home });
+    clients.push(damaged);
+    assert.match((await search(damaged, 'anything')).content[0]!.text, /config\.json is not valid JSON; fix it or remove it/);
   });
 });
