@@ -95,23 +95,38 @@ describe('redact: contract', () => {
 });
 
 describe('redact: speed', () => {
+  // Time is a benchmark's business (the machine may be busy); what a test can hold is the shape:
+  // four times the text costs about four times as much (quadratic would be sixteen), measured side
+  // by side, plus a bound that only a pathological regex would reach.
   function timeMs(text: string): number {
     redact(text);
-    const runs: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    // The fastest of seven runs: load from other processes only ever adds time.
+    let best = Infinity;
+    for (let i = 0; i < 7; i++) {
       const t0 = performance.now();
       redact(text);
-      runs.push(performance.now() - t0);
+      best = Math.min(best, performance.now() - t0);
     }
-    return runs.sort((a, b) => a - b)[2]!;
+    return best;
   }
 
-  it('redacts 100 KB of mixed developer text in a few milliseconds', () => {
+  function assertLinear(full: string, label: string): void {
+    const quarter = full.slice(0, Math.floor(full.length / 4));
+    let why = '';
+    // Up to three tries: a busy machine can slow one measurement, quadratic time slows them all.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const small = timeMs(quarter);
+      const big = timeMs(full);
+      const ratio = big / Math.max(small, 0.05);
+      if (ratio < 10 && big < 2000) return;
+      why = `${label}: ${full.length} characters took ${big.toFixed(1)} ms, a quarter of them ${small.toFixed(1)} ms (${ratio.toFixed(1)}×; linear is ~4×, quadratic 16×)`;
+    }
+    assert.fail(why);
+  }
+
+  it('redacts 100 KB of mixed developer text in linear time', () => {
     const chunk = [...BENIGN_TEXTS, ...SECRET_CASES.map((c) => c.input)].join('\n');
-    const text = chunk.repeat(Math.ceil(100_000 / chunk.length)).slice(0, 100_000);
-    const ms = timeMs(text);
-    // A few ms on a laptop; the bound leaves room for slow CI machines, not for quadratic time.
-    assert.ok(ms < 60, `100 KB took ${ms.toFixed(1)} ms`);
+    assertLinear(chunk.repeat(Math.ceil(100_000 / chunk.length)).slice(0, 100_000), 'mixed text');
   });
 
   it('stays linear on adversarial input', () => {
@@ -124,9 +139,6 @@ describe('redact: speed', () => {
       '<private>'.repeat(11_000),
       'Authorization: Bearer '.repeat(4_500),
     ];
-    for (const text of inputs) {
-      const ms = timeMs(text);
-      assert.ok(ms < 150, `${text.slice(0, 20)}… took ${ms.toFixed(1)} ms`);
-    }
+    for (const text of inputs) assertLinear(text, `${text.slice(0, 20)}…`);
   });
 });
