@@ -33,6 +33,8 @@ export interface SessionsOptions {
   seed: number;
   write: boolean;
   model: string;
+  /** Memories imported into the store before the daemon started (0: an empty store). */
+  seededMemories: number;
 }
 
 type EventName = 'UserPromptSubmit' | 'PostToolUse' | 'Stop';
@@ -162,6 +164,7 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
   const lanceIdleBytes = du(paths.lanceDir);
   const journalBytes = du(paths.journalDir);
   const homeBytes = du(home) - du(paths.logDir);
+  const lanceParts = fs.existsSync(paths.lanceDir) ? fs.readdirSync(paths.lanceDir).map((f) => `${f} ${mb(du(path.join(paths.lanceDir, f)))}`).join(', ') : '';
   const breakdown = fs.readdirSync(home).map((f) => `${f} ${mb(fs.statSync(path.join(home, f)).isDirectory() ? du(path.join(home, f)) : fs.statSync(path.join(home, f)).size)}`).join(', ');
   await daemon.stop();
   const turns = flushedTurns(home);
@@ -181,7 +184,7 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
   const md = [
     `## Daemon: ${o.sessions} concurrent sessions for ${o.durationSec} s (\`npm run bench:daemon -- --sessions ${o.sessions}\`)`,
     '',
-    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${machineDescription()} · load before ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} · model ${o.model}. Each session loops: UserPromptSubmit (recall), PostToolUse ×2, Stop, with 0.3–2 s think time between hooks; hooks run as Claude Code runs them (the built plugin's hooks.json command through /bin/sh, a new Node process each). Wall time from spawn to exit.`,
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${machineDescription()} · load before ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} · model ${o.model} · ${o.seededMemories > 0 ? `a store seeded with ${o.seededMemories.toLocaleString('en-US')} memories before the daemon starts` : 'an empty store'}. Each session loops: UserPromptSubmit (recall), PostToolUse ×2, Stop, with 0.3–2 s think time between hooks; hooks run as Claude Code runs them (the built plugin's hooks.json command through /bin/sh, a new Node process each). Wall time from spawn to exit.`,
     '',
     table(
       ['hook', 'runs', 'p50 ms', 'p95 ms', 'max ms'],
@@ -200,15 +203,17 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
         ['daemon cold start: spawn → socket answers (captures accepted)', `${ms(daemon.listeningMs)} ms`],
         ['daemon cold start: spawn → first recall answered (store open, model loaded)', `${ms(coldStartMs)} ms`],
         ['daemon RSS start → end (peak)', `${mb(rssStart)} → ${mb(rssEnd)} (${mb(peak)})`],
+        ['memories seeded before the run (imported, not part of the timings)', o.seededMemories],
         ['versions stored / export size', `${versions} / ${mb(exportBytes)}`],
         ['store on disk (lance/) right after the run', `${mb(lanceBytes)} (${(lanceBytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
         ['store on disk (lance/) 45 s later (idle upkeep)', `${mb(lanceIdleBytes)} (${(lanceIdleBytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
+        ['store on disk by table, after idle upkeep', lanceParts],
         ['journal left on disk', mb(journalBytes)],
         ['data dir without logs', `${mb(homeBytes)} (${breakdown})`],
       ],
     ),
     '',
-    `Reproduce: \`npm run bench:daemon -- --sessions ${o.sessions}\` (options: \`--duration ${o.durationSec}\`, \`--no-write\`).`,
+    `Reproduce: \`npm run bench:daemon -- --sessions ${o.sessions}\` (options: \`--duration ${o.durationSec}\`, \`--seed-memories ${o.seededMemories}\`, \`--no-write\`).`,
   ].join('\n');
   console.log(`\n${md}\n`);
   if (errors.length > 0) console.log(`daemon log errors:\n${errors.slice(0, 10).join('\n')}`);

@@ -9,7 +9,7 @@
  *   npm run bench:daemon -- --quick      1k and 10k, 20 runs each (prints only)
  *   npm run bench:daemon -- --sessions 20   20 concurrent sessions for 60 s (daemon-sessions.ts)
  *   options: --sizes 1000,10000, --runs N, --model-dir DIR, --dtype q8|fp32 (default q8), --write / --no-write,
- *            --sessions N --duration S
+ *            --sessions N --duration S --seed-memories N (sessions run on a store seeded with N memories, default 10000)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -176,6 +176,7 @@ async function main(): Promise<void> {
       'no-write': { type: 'boolean', default: false },
       sessions: { type: 'string' },
       duration: { type: 'string', default: '60' },
+      'seed-memories': { type: 'string', default: '10000' },
     },
   });
   const quick = values.quick ?? false;
@@ -193,7 +194,15 @@ async function main(): Promise<void> {
   const env = daemonEnv(repoRoot, home, modelDir, USER, dtype);
   if (values.sessions) {
     try {
-      await runSessions({ repoRoot, env, cwd, sessions: Number(values.sessions), durationSec: Number(values.duration), seed: SEED, write: !values['no-write'], model: path.basename(modelDir) });
+      // A store of a daily user's size, so its disk use and recall are measured where they matter.
+      const seedMemories = Number(values['seed-memories']);
+      if (seedMemories > 0) {
+        progress(`seeding ${seedMemories} memories`);
+        const seeder = await openSeeder({ home, modelDir, dtype, userId: USER, repo: repo.repo! }, { poolSize: 3000, seed: SEED });
+        await seeder.growTo(seedMemories);
+        await seeder.close();
+      }
+      await runSessions({ repoRoot, env, cwd, sessions: Number(values.sessions), durationSec: Number(values.duration), seed: SEED, write: !values['no-write'], model: path.basename(modelDir), seededMemories: seedMemories });
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
     }
