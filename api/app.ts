@@ -22,6 +22,8 @@ export interface AppOptions {
   /** Routers mounted at the root before /v1 (e.g. /api/v1/verify, /health). */
   rootRouters?: Router[];
   logger?: Logger;
+  /** Told of every error answered with a 5xx (the daemon re-checks its store on one). */
+  onServerError?: (err: unknown) => void;
 }
 
 /** A write with a body that is not JSON (NDJSON imports aside) gets 415, not a confusing 422. */
@@ -78,6 +80,6 @@ export function createApp(opts: AppOptions): Express {
   for (const r of opts.routers ?? []) v1.use(r);
   app.use('/v1', v1);
   app.use(notFoundRoute);
-  app.use(errorMiddleware(opts.logger ?? silentLogger));
+  app.use(errorMiddleware(opts.logger ?? silentLogger, opts.onServerError));
   return app;
 }

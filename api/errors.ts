@@ -45,11 +45,14 @@ export function toHttpError(err: unknown): HttpError {
   return httpError('INTERNAL', 'internal error; the request id identifies it in the server log');
 }
 
-export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+export function errorMiddleware(logger: Logger, onServerError?: (err: unknown) => void): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const he = toHttpError(err);
     const requestId = String(res.locals.requestId ?? '');
-    if (he.status >= 500) logger.error('request failed', { err, method: req.method, path: req.path, request_id: requestId });
+    if (he.status >= 500) {
+      logger.error('request failed', { err, method: req.method, path: req.path, request_id: requestId });
+      onServerError?.(err);
+    }
     if (he.retryAfter !== undefined) res.setHeader('Retry-After', String(he.retryAfter));
     if (res.headersSent) {
       res.end();

@@ -43,6 +43,10 @@ const FLUSH_RETRY_BASE_MS = 1000;
 const FLUSH_RETRY_MAX_MS = 60_000;
 /** After a failed store open, requests fail fast for this long before the next attempt. */
 const OPEN_RETRY_MS = 2000;
+/** At most one re-check of an open store (storeFailed) per this long. */
+const REVERIFY_MS = 30_000;
+/** What LanceDB and Arrow say when a store's files are damaged or missing under an open store. */
+const STORE_DAMAGE = /lance|arrow|corrupt|decod|panicked|next batch from stream|invalid (page|buffer|file|footer|magic|data)|unexpected (eof|end of file)|not found.*\b(data|_versions|_indices)\b|no such file/i;
 /** How often the hooks' spool is looked at (a hook may spool while this daemon starts). */
 const SPOOL_SCAN_MS = 1000;
 /** Capture ids remembered to drop an event sent twice (a retry after a reset, a spooled copy). */
@@ -69,6 +73,8 @@ export class Daemon {
   readonly sync: SyncService;
   private readonly watcher: TranscriptWatcher;
   private engineOpen: Promise<void> | null = null;
+  private reverifying: Promise<void> | null = null;
+  private lastReverify = 0;
   private readonly flushQueue = new Map<string, { promise: Promise<FlushResult | null>; again: boolean }>();
   private flushChain: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | null = null;
@@ -91,6 +97,7 @@ export class Daemon {
       logger: deps.logger,
       maxContentChars: deps.config.maxContentChars,
       maxMetadataBytes: deps.config.maxMetadataBytes,
+      onUpkeepError: (err) => this.storeFailed(err),
     });
     this.sync = createSync(this.engine, deps.config, deps.paths, deps.logger, deps.version);
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
@@ -174,7 +181,12 @@ export class Daemon {
    */
   openEngine(): Promise<void> {
     if (!this.engineOpen && this.openFailure && Date.now() - this.openFailure.at < OPEN_RETRY_MS) return Promise.reject(this.openFailure.err);
-    this.engineOpen ??= this.openStore().then(
+    this.engineOpen ??= this.opened(this.openStore());
+    return this.engineOpen;
+  }
+
+  private opened(opening: Promise<void>): Promise<void> {
+    return opening.then(
       () => {
         this.openFailure = null;
         return this.afterOpen();
@@ -185,7 +197,25 @@ export class Daemon {
         throw new EngineError('STORE_CLOSED', `the memory store could not open: ${err instanceof Error ? err.message : String(err)}; ${this.health.list().find((p) => p.kind === 'store_open')?.fix ?? 'see the daemon log'}`);
       },
     );
-    return this.engineOpen;
+  }
+
+  /**
+   * A store read that fails after the store opened may be damage done since (a failing disk,
+   * another program writing into the data dir). Open the store again: the open reads it whole, and
+   * a store that cannot open is moved aside and rebuilt (openStore). At most once per
+   * REVERIFY_MS, and never for errors that are the disk's or the request's.
+   */
+  storeFailed(err: unknown): void {
+    if (this.reverifying || this.stopping || !this.engineOpen || err instanceof EngineError || environmental(err)) return;
+    if (!STORE_DAMAGE.test(err instanceof Error ? err.message : String(err)) || Date.now() - this.lastReverify < REVERIFY_MS) return;
+    this.lastReverify = Date.now();
+    this.log.warn('a store read failed after the store opened; opening it again to check it', { err });
+    const previous = this.engineOpen;
+    this.reverifying = (async () => {
+      await previous.catch(() => {});
+      this.engineOpen = this.opened(this.engine.suspend().then(() => this.openStore()));
+      await this.engineOpen.catch(() => {});
+    })().finally(() => (this.reverifying = null));
   }
 
   /** Open the store; if it cannot open for a reason a new store would not share, rebuild it. */
@@ -413,6 +443,7 @@ export class Daemon {
     } catch (err) {
       this.lastError = { at: new Date().toISOString(), message: err instanceof Error ? err.message : String(err) };
       this.log.error('flush failed', { session: sessionId, err });
+      this.storeFailed(err);
       this.flushFailed(sessionId, err);
       throw err;
     }

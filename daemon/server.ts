@@ -70,7 +70,10 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   // Events hooks spooled while no daemon answered go in before new ones (the lock is ours).
   await daemon.ingestSpool();
 
-  const exportsJobs = new ExportJobs(paths.exportsDir);
+  // An export that fails reading the store may have met damage done since the store opened.
+  const exportsJobs = new ExportJobs(paths.exportsDir, (job) => {
+    if (job.status === 'FAILED' && job.error) daemon.storeFailed(new Error(job.error));
+  });
   const idempotency = new IdempotencyStore();
   const imports = new ImportProgress();
   const root = Router();
@@ -82,6 +85,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
     importLimitBytes: config.importLimitBytes,
     rootRouters: [root],
     logger,
+    onServerError: (err) => daemon.storeFailed(err),
     before: [
       async (req, res, next) => {
         // The daemon's own routes reach the engine themselves (capture needs only the journal).

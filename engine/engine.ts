@@ -39,6 +39,8 @@ export interface EngineOptions {
   background?: boolean;
   /** Interval of background upkeep. @default 15000 */
   maintenanceIntervalMs?: number;
+  /** Told when background upkeep fails (the daemon re-checks its store on a damage error). */
+  onUpkeepError?: (err: unknown) => void;
   /**
    * Largest weight of the vector channel in hybrid scores; it shrinks as full text matches more of
    * the query's words (engine/search/fuse.ts). @default 0.5
@@ -231,6 +233,20 @@ export class MemoryEngine {
       this.timer = setInterval(() => void this.upkeep(), this.opts.maintenanceIntervalMs ?? 15_000);
       this.timer.unref();
     }
+  }
+
+  /**
+   * Let go of the store so that `open` can open it again (a store that failed after its open: the
+   * open reads it whole, and its caller rebuilds it if that fails): queued writes and background
+   * work finish first; the engine stays usable once `open` succeeds.
+   */
+  async suspend(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.writes.idle();
+    await this.backlogRunning?.catch(() => {});
+    await this.upkeepRunning;
+    await this.store.close();
   }
 
   /** Drain queued writes and background work, then close the store. */
@@ -665,6 +681,7 @@ export class MemoryEngine {
         if (s.unembedded > 0) this.kickBacklog();
       } catch (err) {
         this.log.warn('maintenance failed', { err });
+        this.opts.onUpkeepError?.(err);
       }
     })().finally(() => (this.upkeepRunning = null));
     return this.upkeepRunning;

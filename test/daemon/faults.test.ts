@@ -210,6 +210,46 @@ describe('fault suite', { timeout: 180_000 }, () => {
     });
   }
 
+  it('a store damaged while the daemon runs is checked again on the first failed read, rebuilt, and serves again', async () => {
+    const home = path.join(tempDir('fault-live-'), 'home');
+    const d = await startTestDaemon({ home });
+    try {
+      const facts = ['We decided to keep invoices for ten years', 'The convention is kebab-case for URL paths', 'Never deploy on a public holiday'];
+      for (const text of facts) await d.client.remember({ text, cwd: '/tmp/faults' });
+      assert.equal((await d.client.exportAll()).split('\n').filter(Boolean).length, facts.length);
+      // Damage the version log's data files under the running daemon.
+      const dataDir = path.join(resolvePaths(home).lanceDir, 'versions.lance', 'data');
+      for (const f of fs.readdirSync(dataDir).map((x) => path.join(dataDir, x))) {
+        const size = fs.statSync(f).size;
+        const fd = fs.openSync(f, 'r+');
+        fs.writeSync(fd, Buffer.alloc(size, 0x5a), 0, size, 0);
+        fs.closeSync(fd);
+      }
+      const failed = await d.client.exportAll().then(
+        () => null,
+        (err: Error) => err,
+      );
+      assert.ok(failed, 'a read of the damaged version log fails');
+      // The failed read makes the daemon open the store again, which finds the damage and rebuilds it.
+      let s: Status | null = null;
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        s = await status(d.client);
+        if (s.store.state === 'open' && s.health.problems.some((p) => p.kind === 'store_rebuilt')) break;
+        await sleep(200);
+      }
+      assert.ok(s?.health.problems.some((p) => p.kind === 'store_rebuilt'), `status says the store was rebuilt: ${JSON.stringify(s?.health.problems)}\n${d.diagnose()}`);
+      assert.equal(s?.store.state, 'open');
+      // The current view survived: every memory is back, the export reads again, new writes land.
+      assert.equal(s?.memories?.total, facts.length);
+      await d.client.remember({ text: 'A rebuilt store takes new memories', cwd: '/tmp/faults' });
+      const exported = await d.client.exportAll();
+      for (const text of [...facts, 'A rebuilt store takes new memories']) assert.ok(exported.includes(text), `the export holds "${text}"`);
+    } finally {
+      assert.equal(await d.stop(), 0);
+    }
+  });
+
   it('a deleted socket is re-created; the lock keeps a second daemon from starting', async () => {
     const home = path.join(tempDir('fault-sock-'), 'home');
     const d = await startTestDaemon({ home });
