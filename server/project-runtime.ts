@@ -75,6 +75,12 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       (input) => inferMemories(engine, o.extractor, input),
       (job) => events.inferChanged(job),
     );
+    // A purge erases the memory from finished export files and infer results too (and the
+    // events that carried them); a purge a crash interrupted is completed here.
+    await events.eraseWith(async (ids) => {
+      await exports.erase(ids);
+      return new Set(inferJobs.erase(ids));
+    });
     const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
     const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
     opened.unshift(outbox);
