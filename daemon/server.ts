@@ -74,12 +74,14 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   await daemon.ingestSpool();
 
   const exportsJobs = new ExportJobs(paths.exportsDir);
-  // A purge (forget --purge, DELETE …?purge=true, or one pulled from the server) leaves no copy
-  // in a finished export either.
-  daemon.engine.onPurge(async (ids, phase) => {
-    if (phase === 'after') await exportsJobs.erase(ids);
-  });
   const idempotency = new IdempotencyStore();
+  // A purge (forget --purge, DELETE …?purge=true, or one pulled from the server) leaves no copy
+  // in a finished export, nor in a response an Idempotency-Key would replay.
+  daemon.engine.onPurge(async (ids, phase) => {
+    if (phase !== 'after') return;
+    await exportsJobs.erase(ids);
+    await idempotency.erase(ids);
+  });
   const imports = new ImportProgress();
   const root = Router();
   root.get('/health', (_req, res) => {

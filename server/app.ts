@@ -66,8 +66,10 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
   const storage = pgb ? { backend: 'postgres', vector_path: pgb.vectorPath } : { backend: 'embedded', vector_path: 'lancedb' };
   const embedder =
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: cfg.model, modelDir: cfg.modelDir, dtype: cfg.modelDtype, offline: cfg.offline, cacheDir: path.join(opts.dataDir, 'models'), logger, inWorker: true });
+  const idempotency = pgb ? pgb.idempotency : new IdempotencyStore();
   const projects = new ProjectRegistry({
     dataDir: opts.dataDir,
+    idempotency,
     embedder,
     extractor: extractorFor(cfg, opts.dataDir, embedder, logger),
     logger,
@@ -96,7 +98,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
   const app = createApp({
     bodyLimitBytes: cfg.bodyLimitBytes,
     importLimitBytes: cfg.importLimitBytes,
-    before: [...shared, authenticate(tenancy), limiter.middleware(), projectContext(projects, pgb ? pgb.idempotency : new IdempotencyStore(), cfg)],
+    before: [...shared, authenticate(tenancy), limiter.middleware(), projectContext(projects, idempotency, cfg)],
     routers: [
       eventRoutes(cfg.pageSizeMax),
       syncRoutes(),

@@ -93,6 +93,17 @@ describe('purge erasure (server)', () => {
       for (const m of [one, bulk, entity]) assert.ok(!feed.includes(m), `no event carries ${m}`);
       assert.ok(feed.includes('"purged":true'));
 
+      // A retry with the Idempotency-Key of a purged memory's add is not answered from memory.
+      const idem = marker('IDEMPOTENT');
+      const body = { user_id: 'u', content: `The deploy freeze note is ${idem}` };
+      const first = await s.req('POST', '/v1/memories', body, { 'Idempotency-Key': 'purge-idem-1' });
+      assert.equal(first.status, 201, first.text);
+      assert.equal((await s.req('POST', '/v1/memories', body, { 'Idempotency-Key': 'purge-idem-1' })).headers.get('idempotent-replayed'), 'true');
+      assert.equal((await s.req('DELETE', `/v1/memories/${first.json.memory_id}?purge=true`)).status, 200);
+      const retry = await s.req('POST', '/v1/memories', body, { 'Idempotency-Key': 'purge-idem-1' });
+      assert.equal(retry.headers.get('idempotent-replayed'), null);
+      assert.notEqual(retry.json.memory_id, first.json.memory_id);
+
       await s.close();
       for (const m of [one, bulk, entity]) assert.deepEqual(holding(s.dataDir, m), [], `no file under the data dir holds ${m}`);
       assert.ok(holding(s.dataDir, keep).length > 0, 'the grep finds what was not purged');
