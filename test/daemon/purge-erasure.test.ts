@@ -66,7 +66,7 @@ describe('purge erasure (daemon)', () => {
     }
   });
 
-  it('ingests the hook spool through capture redaction, removes each file, and keeps only redacted copies of what it refuses', async () => {
+  it('ingests the hook spool through capture redaction, removes each file, and keeps only redacted copies of what it refuses', async (t) => {
     const home = path.join(tempDir('spool-purge-'), 'home');
     const planted = plantedSecrets(1);
     const sid = 'cccccccc-1111-4222-8333-444444444444';
@@ -87,6 +87,7 @@ describe('purge erasure (daemon)', () => {
       assert.equal(await d.stop(), 0);
       const survivors = planted.filter((p) => holding(home, p.secret).length > 0);
       const where = survivors.map((p) => `${p.kind}: ${holding(home, p.secret).join(', ')}`);
+      t.diagnostic(`spool: ${survivors.length}/${planted.length} planted secrets survived under the home${where.length > 0 ? `: ${where.join('; ')}` : ''}`);
       assert.deepEqual(
         survivors.filter((p) => holding(home, p.secret).some((f) => f.startsWith('spool/'))).map((p) => p.kind),
         [],
