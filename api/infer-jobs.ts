@@ -107,7 +107,7 @@ export class InferJobs<I = unknown, R = unknown> {
    * jobs changed (their `infer.succeeded` events carry the same results and must be redacted).
    * The one erasure method of infer job stores (the PostgreSQL one too).
    */
-  erase(memoryIds: readonly string[]): string[] {
+  async erase(memoryIds: readonly string[]): Promise<string[]> {
     const ids = new Set(memoryIds);
     for (const id of ids) this.erased.add(id);
     const changed: string[] = [];

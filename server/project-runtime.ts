@@ -82,7 +82,7 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     await events.eraseWith(async (ids) => {
       await exports.erase(ids);
       await o.idempotency?.erase(ids);
-      return new Set(inferJobs.erase(ids));
+      return new Set(await inferJobs.erase(ids));
     });
     const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
     const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
