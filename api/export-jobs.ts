@@ -1,10 +1,15 @@
 /**
  * Export jobs: `POST /v1/exports` starts one, `GET /v1/exports/:id` reports its status
  * (PENDING → RUNNING → SUCCEEDED | FAILED) and `…/download` streams the NDJSON file. Jobs and
- * files live in one directory, so they survive restarts; a job cut off by a restart is FAILED.
+ * files live in one directory (0700, files 0600), so they survive restarts; a job cut off by a
+ * restart is FAILED.
+ *
+ * A purge reaches finished exports too (`erase`): every file that holds a version of a purged
+ * memory is rewritten without those lines, and the job says so (`erased_versions`, `erased_at`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { uuidv7, type MemoryEngine, type MemoryFilter } from '../engine/index.js';
 
 export type JobStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
@@ -21,6 +26,10 @@ export interface ExportJob {
   error: string | null;
   /** Who asked for it (a key's principal); only they may read it. */
   owner: string;
+  /** Version lines removed from the file since it was written, because their memories were purged. */
+  erased_versions?: number;
+  /** When the file was last rewritten for a purge (null: never). */
+  erased_at?: string | null;
 }
 
 export type JobListener = (job: ExportJob) => void;
@@ -33,8 +42,10 @@ export class ExportJobs {
     private readonly dir: string,
     private readonly listener: JobListener = () => {},
   ) {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const f of fs.readdirSync(dir)) {
+      // A partial file from a crash mid-export (or mid-rewrite) holds content nobody can download.
+      if (f.endsWith('.tmp')) fs.rmSync(path.join(dir, f), { force: true });
       if (!f.endsWith('.json')) continue;
       try {
         const job = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as ExportJob;
@@ -63,6 +74,8 @@ export class ExportJobs {
       bytes: 0,
       error: null,
       owner,
+      erased_versions: 0,
+      erased_at: null,
     };
     this.jobs.set(job.export_id, job);
     this.save(job);
@@ -81,7 +94,7 @@ export class ExportJobs {
     const file = this.file(job.export_id);
     const tmp = `${file}.tmp`;
     try {
-      const out = fs.openSync(tmp, 'w');
+      const out = fs.openSync(tmp, 'w', 0o600);
       try {
         let buf = '';
         for await (const line of engine.exportLines(filter)) {
@@ -124,6 +137,32 @@ export class ExportJobs {
     return path.join(this.dir, `${id}.ndjson`);
   }
 
+  /**
+   * Remove every version of these (purged) memories from the finished export files, rewriting
+   * each file that holds one (temp file, fsync, rename); exports still running are waited for
+   * first, so none of them can write a purged version after this returns. Returns the number of
+   * version lines removed. The one erasure method of export job stores (the PostgreSQL one too).
+   */
+  async erase(memoryIds: readonly string[]): Promise<number> {
+    if (memoryIds.length === 0) return 0;
+    await this.idle();
+    const ids = new Set(memoryIds);
+    let removed = 0;
+    for (const job of this.jobs.values()) {
+      if (job.status !== 'SUCCEEDED') continue;
+      const file = this.file(job.export_id);
+      const n = await rewriteWithout(file, ids);
+      if (n === 0) continue;
+      removed += n;
+      job.count -= n;
+      job.bytes = fs.statSync(file).size;
+      job.erased_versions = (job.erased_versions ?? 0) + n;
+      job.erased_at = new Date().toISOString();
+      this.save(job);
+    }
+    return removed;
+  }
+
   /** Wait for every running export (shutdown, tests). */
   async idle(): Promise<void> {
     await Promise.all([...this.running]);
@@ -131,7 +170,56 @@ export class ExportJobs {
 
   private save(job: ExportJob): void {
     const f = path.join(this.dir, `${job.export_id}.json`);
-    fs.writeFileSync(`${f}.tmp`, JSON.stringify(job));
+    fs.writeFileSync(`${f}.tmp`, JSON.stringify(job), { mode: 0o600 });
     fs.renameSync(`${f}.tmp`, f);
+  }
+}
+
+/** Rewrite an NDJSON export without the lines of these memories; returns how many lines went. */
+async function rewriteWithout(file: string, ids: ReadonlySet<string>): Promise<number> {
+  let input: fs.ReadStream;
+  try {
+    input = fs.createReadStream(file, { encoding: 'utf8' });
+    await new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  const tmp = `${file}.erase.tmp`;
+  const out = fs.openSync(tmp, 'w', 0o600);
+  let removed = 0;
+  try {
+    let buf = '';
+    for await (const line of readline.createInterface({ input, crlfDelay: Infinity })) {
+      if (line === '') continue;
+      if (ids.has(memoryIdOf(line))) {
+        removed++;
+        continue;
+      }
+      buf += line + '\n';
+      if (buf.length > 1 << 20) {
+        fs.writeSync(out, buf);
+        buf = '';
+      }
+    }
+    if (buf) fs.writeSync(out, buf);
+    fs.fsyncSync(out);
+  } catch (err) {
+    fs.closeSync(out);
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  fs.closeSync(out);
+  if (removed === 0) fs.rmSync(tmp, { force: true });
+  else fs.renameSync(tmp, file);
+  return removed;
+}
+
+function memoryIdOf(line: string): string {
+  try {
+    const id = (JSON.parse(line) as { memory_id?: unknown }).memory_id;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
   }
 }

@@ -15,6 +15,8 @@ interface Entry {
   fingerprint: string;
   expires: number;
   result: Promise<StoredResponse>;
+  /** The response as JSON once it is known (what `erase` looks into). */
+  text?: string;
 }
 
 /** Idempotency keys longer than this are refused. */
@@ -45,10 +47,29 @@ export class IdempotencyStore {
       return { ...(await existing.result), replayed: true };
     }
     const result = fn();
-    this.entries.set(id, { fingerprint, expires: now + TTL_MS, result });
-    result.catch(() => this.entries.delete(id));
+    const entry: Entry = { fingerprint, expires: now + TTL_MS, result };
+    this.entries.set(id, entry);
+    result.then(
+      (r) => (entry.text = JSON.stringify(r.body ?? null)),
+      () => this.entries.delete(id),
+    );
     this.evict(now);
     return { ...(await result), replayed: false };
+  }
+
+  /**
+   * Forget every kept response that names one of these (purged) memories, so a retry can never
+   * replay erased content. Returns how many were dropped. Each store's one erasure method.
+   */
+  async erase(memoryIds: readonly string[]): Promise<number> {
+    let n = 0;
+    for (const [k, e] of this.entries) {
+      if (e.text !== undefined && memoryIds.some((id) => e.text!.includes(id))) {
+        this.entries.delete(k);
+        n++;
+      }
+    }
+    return n;
   }
 
   private evict(now: number): void {

@@ -4,6 +4,9 @@
  * PENDING → RUNNING → SUCCEEDED (with results) | FAILED (with the error), each change reported to
  * the listener (the server turns them into events). A job cut off by a restart runs again:
  * consolidation makes a second run write nothing twice.
+ *
+ * A purge reaches the jobs too (`erase`): a job's results that name a purged memory keep only
+ * `{memory_id, purged: true}`, on disk and in what `GET /v1/jobs/:id` shows.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,13 +32,15 @@ export type InferRunner<I, R> = (input: I, owner: string) => Promise<R>;
 export class InferJobs<I = unknown, R = unknown> {
   private readonly jobs = new Map<string, InferJob<I, R>>();
   private chain: Promise<unknown> = Promise.resolve();
+  /** Memories purged while this process runs: a job finishing later never records them. */
+  private readonly erased = new Set<string>();
 
   constructor(
     private readonly dir: string,
     private readonly runner: InferRunner<I, R>,
     private readonly listener: (job: InferJob<I, R>) => void = () => {},
   ) {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const unfinished: InferJob<I, R>[] = [];
     for (const f of fs.readdirSync(dir).sort()) {
       if (!f.endsWith('.json')) continue;
@@ -85,6 +90,7 @@ export class InferJobs<I = unknown, R = unknown> {
     this.listener(this.view(job));
     try {
       job.results = await this.runner(job.input as I, job.owner);
+      if (this.erased.size > 0) eraseResults(job, this.erased);
       job.status = 'SUCCEEDED';
     } catch (err) {
       job.status = 'FAILED';
@@ -94,6 +100,23 @@ export class InferJobs<I = unknown, R = unknown> {
     job.input = null;
     this.save(job);
     this.listener(this.view(job));
+  }
+
+  /**
+   * Erase these (purged) memories from every job's results, on disk too. Returns the ids of the
+   * jobs changed (their `infer.succeeded` events carry the same results and must be redacted).
+   * The one erasure method of infer job stores (the PostgreSQL one too).
+   */
+  async erase(memoryIds: readonly string[]): Promise<string[]> {
+    const ids = new Set(memoryIds);
+    for (const id of ids) this.erased.add(id);
+    const changed: string[] = [];
+    for (const job of this.jobs.values()) {
+      if (!eraseResults(job, ids)) continue;
+      this.save(job);
+      changed.push(job.job_id);
+    }
+    return changed;
   }
 
   /** A job as shown: never the stored request (it may hold text the caller would not echo). */
@@ -112,4 +135,17 @@ export class InferJobs<I = unknown, R = unknown> {
     }
     fs.renameSync(`${f}.tmp`, f);
   }
+}
+
+/** Replace the results naming these memories with `{memory_id, purged: true}`; true if any did. */
+function eraseResults(job: InferJob<unknown, unknown>, ids: ReadonlySet<string>): boolean {
+  if (!Array.isArray(job.results)) return false;
+  let changed = false;
+  job.results = job.results.map((r: unknown) => {
+    const id = typeof r === 'object' && r !== null ? (r as { memory_id?: unknown }).memory_id : undefined;
+    if (typeof id !== 'string' || !ids.has(id) || (r as { purged?: unknown }).purged === true) return r;
+    changed = true;
+    return { memory_id: id, purged: true };
+  });
+  return changed;
 }

@@ -100,6 +100,10 @@ export class Daemon {
       onUpkeepError: (err) => this.storeFailed(err),
     });
     this.sync = createSync(this.engine, deps.config, deps.paths, deps.logger, deps.version);
+    // A purge also takes the flushed journal entries the memory came from off the disk.
+    this.engine.onPurge((_ids, phase) => {
+      if (phase === 'after') this.scrubJournal();
+    });
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
   }
 
@@ -455,6 +459,19 @@ export class Daemon {
       this.journal.compact((e) => e.j <= (this.sessions.get(e.s)?.flushedJ ?? Number.MAX_SAFE_INTEGER));
     } catch (err) {
       this.log.warn('journal compaction failed; flushed segments stay until the next flush', { err });
+    }
+  }
+
+  /**
+   * Rewrite journal segments without their flushed entries (after a purge). Entries not flushed
+   * yet stay: no memory was made from them, so they are not the purged memory's source.
+   */
+  private scrubJournal(): void {
+    try {
+      const removed = this.journal.scrub((e) => e.j <= (this.sessions.get(e.s)?.flushedJ ?? Number.MAX_SAFE_INTEGER));
+      if (removed > 0) this.log.info('journal scrubbed after a purge', { entries: removed });
+    } catch (err) {
+      this.log.warn('journal scrub after a purge failed; flushed entries stay until their segments are compacted', { err });
     }
   }
 

@@ -29,8 +29,13 @@ export class ForgetLog {
     if (!Array.isArray(this.batches)) this.batches = [];
   }
 
+  /**
+   * A purge keeps no query (it may quote the erased text: `forget --purge --query "…"`), and
+   * drops the query of earlier batches that held the same memories.
+   */
   record(memoryIds: readonly string[], opts: { purged: boolean; query?: string | null }): ForgetBatch {
-    const batch: ForgetBatch = { id: `f${Date.now().toString(36)}${(this.seq++).toString(36)}`, at: new Date().toISOString(), memory_ids: [...memoryIds], purged: opts.purged, undone_at: null, query: opts.query ?? null };
+    const batch: ForgetBatch = { id: `f${Date.now().toString(36)}${(this.seq++).toString(36)}`, at: new Date().toISOString(), memory_ids: [...memoryIds], purged: opts.purged, undone_at: null, query: opts.purged ? null : (opts.query ?? null) };
+    if (opts.purged) for (const b of this.batches) if (b.memory_ids.some((id) => memoryIds.includes(id))) b.query = null;
     this.batches = [...this.batches, batch].slice(-MAX_BATCHES);
     writeState(this.file, this.batches);
     return batch;

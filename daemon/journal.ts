@@ -134,6 +134,8 @@ export class Journal {
     this.damage = [];
     this.closed = [];
     this.nextJ = Math.max(1, floor, this.readSeqFile());
+    // A rewrite cut off by a crash (scrub) leaves a temp copy that may hold erased text.
+    for (const f of fs.readdirSync(this.opts.dir)) if (f.endsWith('.scrub.tmp')) fs.rmSync(path.join(this.opts.dir, f), { force: true });
     const entries: JournalEntry[] = [];
     const seen = new Set<number>();
     for (const file of this.segmentFiles()) {
@@ -326,6 +328,39 @@ export class Journal {
       removed++;
     }
     fsyncDir(this.opts.dir);
+    return removed;
+  }
+
+  /**
+   * Compact, then rewrite every remaining segment that still holds a `done` entry (one sharing a
+   * segment with entries not yet flushed) without those entries: temp file, fsync, rename. A
+   * purge calls this, so the source text of an erased memory leaves the disk even while other
+   * sessions keep the segment alive. Returns the number of entries removed.
+   */
+  scrub(done: (e: JournalRef) => boolean): number {
+    this.compact(done);
+    // The active segment is rolled first, so appends never race the rewrite of their own file.
+    if (this.active && this.fd !== null && this.active.refs.some(done)) this.roll();
+    let removed = 0;
+    for (const seg of this.closed) {
+      if (!seg.refs.some(done)) continue;
+      const file = path.join(this.opts.dir, seg.name);
+      const damage = this.damage;
+      const keep = this.readSegment(seg.name).filter((e) => !done(e));
+      this.damage = damage;
+      const tmp = `${file}.scrub.tmp`;
+      const fd = fs.openSync(tmp, 'w', 0o600);
+      try {
+        fs.writeSync(fd, keep.map((e) => JSON.stringify(e) + '\n').join(''));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, file);
+      removed += seg.refs.length - keep.length;
+      seg.refs = keep.map((e) => ({ j: e.j, s: e.s }));
+    }
+    if (removed > 0) fsyncDir(this.opts.dir);
     return removed;
   }
 

@@ -123,15 +123,17 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
     const engine = await daemon.ready();
     const forgotten: string[] = [];
     const notFound: string[] = [];
-    for (const id of [...new Set(b.memory_ids)]) {
+    const ids = [...new Set(b.memory_ids)];
+    if (b.purge) {
+      // One purge for the batch: exports and the journal are rewritten once, not once per memory.
+      const known = new Set((await engine.store.versionsOf(ids)).map((r) => r.memory_id));
+      for (const id of ids) (known.has(id) ? forgotten : notFound).push(id);
+      if (forgotten.length > 0) await engine.purge(forgotten);
+    }
+    for (const id of b.purge ? [] : ids) {
       try {
-        if (b.purge) {
-          if ((await engine.purge([id])) === 0) notFound.push(id);
-          else forgotten.push(id);
-        } else {
-          await engine.delete(id);
-          forgotten.push(id);
-        }
+        await engine.delete(id);
+        forgotten.push(id);
       } catch (err) {
         if (err instanceof EngineError && err.code === 'NOT_FOUND') notFound.push(id);
         else throw err;

@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
 import { answerClientErrors, createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
-import { comparableSettings, createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
+import { comparableSettings, createEmbedder, createLogger, extractorFor, fileSink, tightenTree, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
@@ -60,6 +60,9 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   const logger = opts.logger ?? createLogger(fileSink({ file: path.join(paths.logDir, 'daemon.log') }), config.logLevel, 'daemon');
   const lock = await acquireLock(paths.lockFile, { pid: process.pid, started_at: new Date().toISOString(), socket: paths.socket, version: opts.version });
   if (!lock.acquired) return { started: false, holder: lock.holder };
+  // A home from an older build may be open to other users (0755 exports, logs, state): close it.
+  const tightened = tightenTree(paths.home);
+  if (tightened.changed > 0) logger.info('data dir permissions tightened to owner-only', { changed: tightened.changed, skipped: tightened.skipped.slice(0, 5) });
 
   const embedder =
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, dtype: config.modelDtype, offline: config.offline, cacheDir: paths.modelCache, logger });
@@ -75,6 +78,13 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
     if (job.status === 'FAILED' && job.error) daemon.storeFailed(new Error(job.error));
   });
   const idempotency = new IdempotencyStore();
+  // A purge (forget --purge, DELETE …?purge=true, or one pulled from the server) leaves no copy
+  // in a finished export, nor in a response an Idempotency-Key would replay.
+  daemon.engine.onPurge(async (ids, phase) => {
+    if (phase !== 'after') return;
+    await exportsJobs.erase(ids);
+    await idempotency.erase(ids);
+  });
   const imports = new ImportProgress();
   const root = Router();
   root.get('/health', (_req, res) => {

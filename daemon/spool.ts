@@ -1,12 +1,14 @@
 /**
  * Ingest the hooks' spool (hooks/lib/spool.ts): events a hook could not hand over, one file each,
- * oldest first. Each is captured (journaled) before its file is removed, so a crash in between
- * sends it again, and its capture id makes the second time a no-op. A file that is not an event
- * is set aside as `.bad`; one the daemon refuses as invalid as `.rejected`; a journal that cannot
- * be written stops the round and leaves the rest for the next one.
+ * oldest first. Each is captured (journaled, redacted like every capture) before its file is
+ * removed, so a crash in between sends it again, and its capture id makes the second time a no-op.
+ * A file that is not an event is set aside as `.bad`; one the daemon refuses as invalid as
+ * `.rejected`: both are kept for diagnosis only as redacted copies (0600), never as the hook wrote
+ * them. A journal that cannot be written stops the round and leaves the rest for the next one.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { redact, redactValue } from '../engine/index.js';
 import { JournalWriteError } from './journal.js';
 
 /** The field that carries a hook event's capture id (hooks/lib/spool.ts `CAPTURE_ID_FIELD`). */
@@ -43,14 +45,16 @@ export async function ingestSpool(dir: string, capture: (payload: Record<string,
   for (let i = 0; i < events.length; i++) {
     const file = path.join(dir, events[i]!);
     let payload: unknown;
+    let text = '';
     try {
-      payload = JSON.parse(fs.readFileSync(file, 'utf8'));
+      text = fs.readFileSync(file, 'utf8');
+      payload = JSON.parse(text);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // another round took it
       payload = null;
     }
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
-      setAside(file, '.bad');
+      setAside(file, '.bad', redact(text).text);
       report.setAside++;
       continue;
     }
@@ -61,7 +65,7 @@ export async function ingestSpool(dir: string, capture: (payload: Record<string,
         report.left = events.length - i;
         break;
       }
-      setAside(file, '.rejected');
+      setAside(file, '.rejected', JSON.stringify(redactValue(payload)));
       report.setAside++;
       continue;
     }
@@ -71,10 +75,14 @@ export async function ingestSpool(dir: string, capture: (payload: Record<string,
   return report;
 }
 
-function setAside(file: string, ext: string): void {
+/** Keep a redacted copy of a file the daemon could not ingest, and remove the original. */
+function setAside(file: string, ext: string, redacted: string): void {
+  const aside = file.replace(/\.json$/, ext);
   try {
-    fs.renameSync(file, file.replace(/\.json$/, ext));
+    fs.writeFileSync(`${aside}.tmp`, redacted, { mode: 0o600 });
+    fs.renameSync(`${aside}.tmp`, aside);
   } catch {
-    // gone meanwhile
+    fs.rmSync(`${aside}.tmp`, { force: true });
   }
+  fs.rmSync(file, { force: true });
 }

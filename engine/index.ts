@@ -20,6 +20,8 @@ export type { EngineErrorCode } from './errors.js';
 export { uuidv7, isUuid } from './ids.js';
 export { createLogger, silentLogger } from './log.js';
 export { fileSink } from './log-file.js';
+export { tightenTree } from './private-tree.js';
+export type { TightenReport } from './private-tree.js';
 export type { FileSinkOptions } from './log-file.js';
 export type { Logger, LogLevel, LogRecord } from './log.js';
 export { memoryJson, versionJson, exportLine, iso } from './record-json.js';

@@ -17,7 +17,7 @@ export interface FileSinkOptions {
 export function fileSink(opts: FileSinkOptions): (record: LogRecord) => void {
   const maxBytes = opts.maxBytes ?? 5 * 1024 * 1024;
   const keep = opts.keep ?? 3;
-  fs.mkdirSync(path.dirname(opts.file), { recursive: true });
+  fs.mkdirSync(path.dirname(opts.file), { recursive: true, mode: 0o700 });
   let size = fs.existsSync(opts.file) ? fs.statSync(opts.file).size : 0;
   const rotate = (): void => {
     for (let i = keep - 1; i >= 1; i--) {

@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import { answerClientErrors, createApp, IdempotencyStore } from '../api/index.js';
-import { createEmbedder, extractorFor, ResidentBudget, silentLogger, type Config, type Embedder, type Logger } from '../engine/index.js';
+import { createEmbedder, extractorFor, ResidentBudget, silentLogger, tightenTree, type Config, type Embedder, type Logger } from '../engine/index.js';
 import { authenticate, callerOfRes } from './auth.js';
 import { projectContext } from './context.js';
 import { lockDataDir } from './data-lock.js';
@@ -48,6 +48,10 @@ export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
   const cfg = opts.config;
   const unlock = lockDataDir(opts.dataDir);
   try {
+    // A data dir from an older build may be open to other users (0755 exports, 0644 logs and
+    // state): close it to the owner before anything is served from it.
+    const tightened = tightenTree(opts.dataDir);
+    if (tightened.changed > 0) logger.info('data dir permissions tightened to owner-only', { changed: tightened.changed, skipped: tightened.skipped.slice(0, 5) });
     return await build(opts, logger, cfg, unlock);
   } catch (err) {
     unlock();
@@ -62,8 +66,10 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
   const storage = pgb ? { backend: 'postgres', vector_path: pgb.vectorPath } : { backend: 'embedded', vector_path: 'lancedb' };
   const embedder =
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: cfg.model, modelDir: cfg.modelDir, dtype: cfg.modelDtype, offline: cfg.offline, cacheDir: path.join(opts.dataDir, 'models'), logger, inWorker: true });
+  const idempotency = pgb ? pgb.idempotency : new IdempotencyStore();
   const projects = new ProjectRegistry({
     dataDir: opts.dataDir,
+    idempotency,
     embedder,
     extractor: extractorFor(cfg, opts.dataDir, embedder, logger),
     logger,
@@ -92,7 +98,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
   const app = createApp({
     bodyLimitBytes: cfg.bodyLimitBytes,
     importLimitBytes: cfg.importLimitBytes,
-    before: [...shared, authenticate(tenancy), limiter.middleware(), projectContext(projects, pgb ? pgb.idempotency : new IdempotencyStore(), cfg)],
+    before: [...shared, authenticate(tenancy), limiter.middleware(), projectContext(projects, idempotency, cfg)],
     routers: [
       eventRoutes(cfg.pageSizeMax),
       syncRoutes(),

@@ -23,7 +23,7 @@ function alive(pid: number): boolean {
 
 /** Take the lock; returns the function that releases it. */
 export function lockDataDir(dir: string): () => void {
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, 'server.pid');
   for (let i = 0; i < 2; i++) {
     try {

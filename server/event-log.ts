@@ -43,6 +43,8 @@ export interface EventEntry {
 }
 
 export const REDACTABLE = new Set<EventType>(['memory.added', 'memory.updated', 'memory.deleted']);
+/** The infer event whose payload (the job's results) carries memory content. */
+export const INFER_REDACTABLE: EventType = 'infer.succeeded';
 
 /**
  * What the rest of the server needs from a project's event feed: this file-backed log (embedded
@@ -61,7 +63,11 @@ export interface ProjectEventLog {
   entriesAfter(after: number, to?: number): EventEntry[];
   bySeq(seqs: readonly number[]): Promise<EventJson[]>;
   read(entries: readonly EventEntry[]): Promise<EventJson[]>;
-  redact(memoryIds: ReadonlySet<string>): Promise<number>;
+  /**
+   * Erase purged content from the feed: the add/update/delete events of these memories, and the
+   * `infer.succeeded` events of these infer jobs (their results named a purged memory).
+   */
+  redact(memoryIds: ReadonlySet<string>, inferJobIds?: ReadonlySet<string>): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -84,7 +90,7 @@ export class EventLog implements ProjectEventLog {
   }
 
   static async open(dir: string): Promise<EventLog> {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const log = new EventLog(dir);
     await log.load();
     return log;
@@ -287,20 +293,23 @@ export class EventLog implements ProjectEventLog {
 
   /**
    * Replace the payload of every add/update/delete event of these memories with
-   * `{memory_id, purged: true}`, rewriting the file. Returns the number of events redacted.
+   * `{memory_id, purged: true}`, and of the `infer.succeeded` events of these jobs with
+   * `{job_id, status, purged: true}`, rewriting the file. Returns the number of events redacted.
    */
-  async redact(memoryIds: ReadonlySet<string>): Promise<number> {
+  async redact(memoryIds: ReadonlySet<string>, inferJobIds: ReadonlySet<string> = new Set()): Promise<number> {
     await this.flush();
     return this.exclusive(async () => {
       const targets = new Set<number>();
       for (const e of this.entries) {
-        if (e.seq <= this.durableSeq && !e.redacted && e.memory_id !== null && memoryIds.has(e.memory_id) && REDACTABLE.has(e.type)) targets.add(e.seq);
+        if (e.seq > this.durableSeq || e.redacted) continue;
+        if (e.memory_id !== null && memoryIds.has(e.memory_id) && REDACTABLE.has(e.type)) targets.add(e.seq);
+        else if (e.subject_id !== null && inferJobIds.has(e.subject_id) && e.type === INFER_REDACTABLE) targets.add(e.seq);
       }
       if (targets.size === 0) return 0;
       const { placed, size } = await rewriteLines(this.file, this.durableSeq, (seq, text) => {
         if (!targets.has(seq)) return null;
         const line = JSON.parse(text) as StoredLine;
-        line.data = { memory_id: line.memory_id, purged: true };
+        line.data = line.type === INFER_REDACTABLE ? { job_id: line.subject_id, status: line.status, purged: true } : { memory_id: line.memory_id, purged: true };
         return JSON.stringify(line);
       });
       const old = this.handle();

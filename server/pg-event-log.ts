@@ -17,7 +17,7 @@
  *   (`ProjectEvents.open` records the versions above the first engine seq without an event).
  */
 import { uuidv7, type SqlClient, type SqlQueryable } from '../engine/index.js';
-import { REDACTABLE, type EventEntry, type ProjectEventLog } from './event-log.js';
+import { INFER_REDACTABLE, REDACTABLE, type EventEntry, type ProjectEventLog } from './event-log.js';
 import type { EventInput, EventJson, EventStatus, EventType } from './event-types.js';
 
 interface MetaRow {
@@ -205,15 +205,24 @@ export class PgEventLog implements ProjectEventLog {
     });
   }
 
-  /** Replace the payloads of these memories' add/update/delete events with `{memory_id, purged: true}`. */
-  async redact(memoryIds: ReadonlySet<string>): Promise<number> {
+  /**
+   * Replace the payloads of these memories' add/update/delete events with `{memory_id, purged: true}`
+   * and of these infer jobs' `infer.succeeded` events with `{job_id, status, purged: true}`.
+   */
+  async redact(memoryIds: ReadonlySet<string>, inferJobIds: ReadonlySet<string> = new Set()): Promise<number> {
     await this.flush();
-    if (memoryIds.size === 0) return 0;
+    if (memoryIds.size === 0 && inferJobIds.size === 0) return 0;
     const r = await this.db.query<{ seq: string | number }>(
       `UPDATE ms_events SET data = json_build_object('memory_id', memory_id, 'purged', true), redacted = true
        WHERE project_id = $1 AND memory_id = ANY($2::text[]) AND type = ANY($3::text[]) AND NOT redacted RETURNING seq`,
       [this.projectId, [...memoryIds], [...REDACTABLE]],
     );
+    const jobs = await this.db.query<{ seq: string | number }>(
+      `UPDATE ms_events SET data = json_build_object('job_id', subject_id, 'status', status, 'purged', true), redacted = true
+       WHERE project_id = $1 AND subject_id = ANY($2::text[]) AND type = $3 AND NOT redacted RETURNING seq`,
+      [this.projectId, [...inferJobIds], INFER_REDACTABLE],
+    );
+    r.rows.push(...jobs.rows);
     for (const row of r.rows) {
       const e = this.entries[Number(row.seq) - 1];
       if (e) e.redacted = true;

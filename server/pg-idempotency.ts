@@ -19,11 +19,19 @@ export class PgIdempotencyStore extends IdempotencyStore {
     super();
   }
 
+  /** Drop kept responses that name one of these (purged) memories (every replica's). */
+  override async erase(memoryIds: readonly string[]): Promise<number> {
+    if (memoryIds.length === 0) return 0;
+    const r = await this.db.query(`DELETE FROM ms_idempotency WHERE body IS NOT NULL AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS m(id) WHERE strpos(body::text, m.id) > 0) RETURNING 1`, [[...memoryIds]]);
+    return r.rows.length;
+  }
+
   override async run(scope: string, key: string, body: unknown, fn: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
     if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
       throw httpError('INVALID_REQUEST', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`, { header: 'Idempotency-Key' });
     }
-    const id = `${scope}\u0000${key}`;
+    // PostgreSQL text cannot hold NUL; a header value cannot hold a line feed, so it separates.
+    const id = `${scope}\n${key}`;
     const fingerprint = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
     if (++this.calls % 1000 === 0) void this.db.query(`DELETE FROM ms_idempotency WHERE expires_ms <= ${DB_NOW_MS}`).catch(() => {});
     const deadline = Date.now() + CLAIM_MS + 5_000;

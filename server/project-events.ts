@@ -7,7 +7,8 @@
  * - versions whose engine seq is above the last one any event stands for get their events, so no
  *   committed version ever lacks one (a crash between the store commit and the log write);
  * - a purge writes an intent file before the store erases anything; an intent left by a crash is
- *   completed (store purge, log redaction, purge events) before the project serves requests;
+ *   completed (store purge, log redaction, purge events, and — once `eraseWith` has given it the
+ *   export and infer job stores — their erasure) before the project serves requests;
  * - export jobs whose latest status has no event get the missing ones.
  */
 import fs from 'node:fs';
@@ -36,6 +37,10 @@ const CHANGES_PAGE = 1000;
 export class ProjectEvents {
   private readonly intentFile: string;
   private readonly inflight = new Set<string>();
+  /** Erases purged memories from the job stores: export files, infer results (see `eraseWith`). */
+  private eraser: ((ids: readonly string[]) => Promise<ReadonlySet<string>>) | null = null;
+  /** Purged before `eraseWith` was called (a purge a crash left half done): erased then. */
+  private unerased: string[] = [];
 
   constructor(
     readonly log: ProjectEventLog,
@@ -43,7 +48,7 @@ export class ProjectEvents {
     dir: string,
   ) {
     this.intentFile = path.join(dir, 'purge-intent.json');
-    fs.mkdirSync(dir, { recursive: true }); // the log itself may live elsewhere (PostgreSQL)
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 }); // the log itself may live elsewhere (PostgreSQL)
   }
 
   /** Reconcile with the store, then follow the engine. Call before the engine takes writes. */
@@ -82,9 +87,28 @@ export class ProjectEvents {
     writeAtomic(this.intentFile, JSON.stringify({ memory_ids: [...this.inflight] }));
   }
 
-  /** Erase the purged memories' content from the feed and record one memory.purged event each. */
+  /**
+   * The job stores' erasure, run on every purge after the store erased the memories: it erases
+   * them from export files and infer results and returns the infer job ids whose events must be
+   * redacted. Completes the erasure of a purge a crash interrupted (whose intent is still on disk).
+   */
+  async eraseWith(eraser: (ids: readonly string[]) => Promise<ReadonlySet<string>>): Promise<void> {
+    this.eraser = eraser;
+    const left = [...new Set(this.unerased)];
+    this.unerased = [];
+    if (left.length > 0) await this.finishPurge(left);
+  }
+
+  /** Erase the purged memories' content from the jobs and the feed; one memory.purged event each. */
   private async finishPurge(ids: readonly string[]): Promise<void> {
-    await this.log.redact(new Set(ids));
+    if (!this.eraser) {
+      // Still opening: the intent stays until eraseWith completes it.
+      this.unerased.push(...ids);
+      await this.log.redact(new Set(ids));
+      return;
+    }
+    const jobs = await this.eraser(ids);
+    await this.log.redact(new Set(ids), jobs);
     for (const id of ids) {
       const last = this.log.lastEventOf(id);
       if (last?.type === 'memory.purged') continue;

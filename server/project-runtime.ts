@@ -7,7 +7,7 @@
  * `telemetry.json`.
  */
 import path from 'node:path';
-import { ExportJobs, inferMemories, InferJobs, type InferInput } from '../api/index.js';
+import { ExportJobs, inferMemories, InferJobs, type IdempotencyStore, type InferInput } from '../api/index.js';
 import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
 import { EventLog, type ProjectEventLog } from './event-log.js';
@@ -30,6 +30,8 @@ export interface ProjectOptions {
   residentBudget: ResidentBudget;
   /** The project's store when not the embedded LanceDB one (SERVICE_DATABASE_URL: PostgreSQL). */
   openStore?: ((projectId: string, dim: number, logger: Logger) => MemoryStore) | undefined;
+  /** The server's Idempotency-Key responses: a purge drops those that carried the memory. */
+  idempotency?: IdempotencyStore | undefined;
   /** The project's event feed when not the embedded file (SERVICE_DATABASE_URL: PostgreSQL). */
   openEventLog?: ((projectId: string) => Promise<ProjectEventLog>) | undefined;
 }
@@ -75,6 +77,13 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       (input) => inferMemories(engine, o.extractor, input),
       (job) => events.inferChanged(job),
     );
+    // A purge erases the memory from finished export files and infer results too (and the
+    // events that carried them); a purge a crash interrupted is completed here.
+    await events.eraseWith(async (ids) => {
+      await exports.erase(ids);
+      await o.idempotency?.erase(ids);
+      return new Set(await inferJobs.erase(ids));
+    });
     const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
     const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
     opened.unshift(outbox);

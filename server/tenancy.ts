@@ -26,7 +26,7 @@ export class TenancyStore {
   protected dirtyUsage = false;
 
   constructor(dir: string) {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.file = path.join(dir, 'tenancy.json');
     this.usageFile = path.join(dir, 'key-usage.json');
     try {

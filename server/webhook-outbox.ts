@@ -59,7 +59,7 @@ export class DeliveryOutbox {
   }
 
   static async open(dir: string): Promise<DeliveryOutbox> {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const o = new DeliveryOutbox(dir);
     let end = 0;
     for await (const l of ndjsonLines(o.journal)) {

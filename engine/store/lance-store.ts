@@ -152,7 +152,7 @@ export class LanceStore implements MemoryStore {
   }
 
   async open(): Promise<void> {
-    fs.mkdirSync(this.opts.dir, { recursive: true });
+    fs.mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
     await loadLanceRuntime();
     this.db = await this.connect();
     const names = await this.db.tableNames();

@@ -29,6 +29,8 @@ export function spoolEvent(home: string, payload: Record<string, unknown>): stri
   const file = path.join(dir, `${name}.json`);
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // A spool dir made by an older build (or by hand) may be open to others: close it first.
+    if ((fs.statSync(dir).mode & 0o777) !== 0o700) fs.chmodSync(dir, 0o700);
     const fd = fs.openSync(tmp, 'wx', 0o600);
     try {
       fs.writeSync(fd, JSON.stringify({ ...payload, [CAPTURE_ID_FIELD]: id }));

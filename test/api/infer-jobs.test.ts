@@ -25,3 +25,30 @@ it('runs again, after a restart, a job that was queued or running', async () => 
   assert.equal(failing.get(j.job_id)!.status, 'FAILED');
   assert.equal(failing.get(j.job_id)!.error, 'model exploded');
 });
+
+it('erases purged memories from finished results on disk, and from a job that finishes after the purge', async () => {
+  const dir = tempDir('jobs-');
+  type R = { memory_id: string; content: string }[];
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const jobs = new InferJobs<string, R>(dir, async (input) => {
+    if (input === 'slow') await gate;
+    return [
+      { memory_id: `${input}-gone`, content: `ERASED ${input}` },
+      { memory_id: `${input}-kept`, content: `kept ${input}` },
+    ];
+  });
+  const done = jobs.start('fast', 'm1');
+  await jobs.idle();
+  const slow = jobs.start('slow', 'm1');
+  assert.deepEqual(await jobs.erase(['fast-gone', 'slow-gone']), [done.job_id], 'only the finished job changed yet');
+  release();
+  await jobs.idle();
+  for (const id of [done.job_id, slow.job_id]) {
+    const text = fs.readFileSync(path.join(dir, `${id}.json`), 'utf8');
+    assert.ok(!text.includes('ERASED'), text);
+    assert.ok(text.includes('kept'));
+    assert.deepEqual(jobs.get(id)!.results![0], { memory_id: id === done.job_id ? 'fast-gone' : 'slow-gone', purged: true });
+  }
+  assert.deepEqual(await jobs.erase(['fast-gone']), [], 'a second erase changes nothing');
+});

@@ -41,6 +41,25 @@ describe('Journal', () => {
     await j3.close();
   });
 
+  it('scrubs flushed entries out of segments that unflushed ones keep alive, the active one included', async () => {
+    const dir = tempDir('jnl-');
+    const j = new Journal({ dir, segmentBytes: 300 });
+    j.open();
+    for (let i = 0; i < 12; i++) await j.append({ t: i, s: i % 2 === 0 ? 'done' : 'open', e: 'UserPromptSubmit', p: { prompt: `${i % 2 === 0 ? 'FLUSHEDTEXT' : 'pending'} ${i}` } });
+    const segments = j.stats().segments;
+    assert.ok(segments > 1);
+    assert.equal(j.compact((e) => e.s === 'done'), 0, 'every segment holds an unflushed entry');
+    assert.equal(j.scrub((e) => e.s === 'done'), 6);
+    const text = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('');
+    assert.ok(!text.includes('FLUSHEDTEXT'), 'no flushed entry is left on disk');
+    assert.equal(j.scrub((e) => e.s === 'done'), 0, 'a second scrub finds nothing');
+    const next = await j.append({ t: 99, s: 'open', e: 'Stop', p: {} });
+    await j.close();
+    const back = new Journal({ dir }).open();
+    assert.deepEqual(back.map((e) => e.j), [2, 4, 6, 8, 10, 12, next.j]);
+    assert.ok(back.every((e) => e.s === 'open'));
+  });
+
   it('rolls segments and deletes only fully flushed closed ones', async () => {
     const dir = tempDir('jnl-');
     const j = new Journal({ dir, segmentBytes: 200 });

@@ -39,7 +39,7 @@ function versionLine(content: string, metadata: Record<string, unknown>): string
 }
 
 describe('planted secrets through a real capture', () => {
-  it('leaves at most 2% of 150+ secrets of 50+ kinds anywhere under the data dir', async () => {
+  it('leaves at most 2% of 150+ secrets of 50+ kinds anywhere under the data dir', async (t) => {
     const planted = plantedSecrets(3);
     assert.ok(planted.length >= 150 && SECRET_KINDS.length >= 50);
     const sid = 'eeeeeeee-1111-4222-8333-444444444444';
@@ -77,13 +77,15 @@ describe('planted secrets through a real capture', () => {
     const contents = all.map((f) => ({ f, bytes: fs.readFileSync(f) }));
     const survivors = planted.filter((p) => contents.some((c) => c.bytes.includes(p.secret)));
     const where = survivors.map((p) => `${p.kind} (${p.channel}) in ${contents.filter((c) => c.bytes.includes(p.secret)).map((c) => path.relative(d.home, c.f)).join(', ')}`);
+    t.diagnostic(`${survivors.length}/${planted.length} planted secrets (${SECRET_KINDS.length} kinds) survived on disk (${((100 * survivors.length) / planted.length).toFixed(1)}%)${where.length > 0 ? `: ${where.join('; ')}` : ''}`);
     assert.ok(survivors.length <= planted.length * 0.02, `${survivors.length}/${planted.length} survived:\n${where.join('\n')}`);
     // The capture did happen: memories and journal hold the redacted placeholders.
     assert.ok(contents.some((c) => c.bytes.includes('[REDACTED:')), 'placeholders were written');
     d = await startTestDaemon({ home: d.home });
   });
 
-  it('stores the false-positive corpus byte for byte', async () => {
+  it('stores the false-positive corpus byte for byte', async (t) => {
+    t.diagnostic(`${benignCorpus().length} benign snippets stored and read back`);
     for (const text of benignCorpus()) {
       const m = await d.client.request<{ memory_id: string; content: string }>('POST', '/v1/memories', { content: text });
       assert.equal((await d.client.get(m.memory_id)).content, text.trim());

@@ -31,6 +31,16 @@ describe('hook spool', () => {
     );
   });
 
+  it('closes a spool dir an older build left open (0755) before writing into it', () => {
+    const home = tempDir('spool-');
+    fs.mkdirSync(spoolDir(home), { recursive: true, mode: 0o755 });
+    fs.chmodSync(spoolDir(home), 0o755);
+    const file = spoolEvent(home, { hook_event_name: 'UserPromptSubmit', session_id: 's', prompt: 'p' });
+    assert.ok(file);
+    assert.equal(fs.statSync(spoolDir(home)).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  });
+
   it('a capture hook that cannot reach the daemon spools the event; the daemon ingests it on start, once', async () => {
     const home = path.join(tempDir('spool-'), 'home');
     fs.mkdirSync(path.join(home, 'state'), { recursive: true });

@@ -300,13 +300,15 @@ describe('the authorization table, walked', () => {
   });
 
   for (const role of ROLES) {
-    it(`walks every route × target as the ${role}: statuses follow the table, nothing leaks, nothing escalates`, async () => {
+    it(`walks every route × target as the ${role}: statuses follow the table, nothing leaks, nothing escalates`, async (t) => {
       const before = await authState();
       const wrong: string[] = [];
+      let calls = 0;
       for (const target of TARGETS) {
         for (const p of probes()) {
           const f = fixture(role, target);
           const res = await p.run(f);
+          calls++;
           const allowed = p.allowed(role, target, f);
           const where = `${role} × ${target} × ${p.route} → ${res.status} ${res.text.slice(0, 160)}`;
           if (res.status >= 500) wrong.push(`5xx: ${where}`);
@@ -318,6 +320,7 @@ describe('the authorization table, walked', () => {
           for (const m of forbiddenMarkers(f.caller)) if (res.text.includes(m)) wrong.push(`leak of ${m}: ${where}`);
         }
       }
+      t.diagnostic(`${role}: ${calls} calls, ${wrong.filter((w) => w.startsWith('leak')).length} leaks, ${wrong.filter((w) => w.startsWith('5xx')).length} 5xx, ${wrong.length} off the table`);
       assert.deepEqual(wrong, []);
       assert.equal(await authState(), before, 'no role or key changed');
       // Nothing of what others may not see reached the caller through an export either.
