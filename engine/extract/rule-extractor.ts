@@ -20,6 +20,7 @@ import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
 import { MAX_SENTENCE_CHARS, sentences } from './segment.js';
 import { answerDrafts } from './answers.js';
+import { lastingSummary } from './compact-summary.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -47,7 +48,7 @@ const NEAR_TIE = 0.1;
  */
 export const DURABLE = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|any ?more|any longer|each time)\b/i;
 /** A request for now ("make it so", "go ahead and …", "create the plan!"): never a memory without a durability cue. */
-const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that))\b|(?:^|\s)now[.!]*$|!\s*$/i;
+const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
 /** A taste stated as a habit ("I prefer tabs", "my style is …"): it holds beyond this repository. */
@@ -156,7 +157,7 @@ export class RuleExtractor implements Extractor {
 }
 
 function proseDrafts(turn: ExtractTurn): Draft[] {
-  const list = sentences(turn.text);
+  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.text);
   const out: Draft[] = [];
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
