@@ -59,6 +59,15 @@ const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possi
 const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b/i;
 /** Assistant findings that hold beyond the turn (a root cause, the cause of a failure). */
 const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
+/**
+ * An assistant's change-log line ("Replaced inline styles with CSS classes", "Added a Rewind
+ * button"): what was done in the turn, which its episode records. It becomes a memory only with
+ * the reason that makes it a design decision ("… to avoid circular dependencies") or when it says
+ * where something now lives ("Moved the fixtures to test/fixtures").
+ */
+const CHANGE_LOG = /^(?:i |we )?(?:replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up)\b/i;
+const NAMES_A_PATH = /[\w.-]\/[\w.-]|\b[\w-]+\.(?:[jt]sx?|mjs|py|rs|go|rb|ex|exs|java|kt|c|h|cpp|css|html|md|json|ya?ml|toml|sql|sh)\b/i;
+const REASON = /\b(?:(?:in order |so as )?to (?:avoid|keep|make|allow|ensure|prevent|support|enable|let|reduce|match|stay|preserve|decouple|isolate)|so (?:that|it|we|they|the)|because|since|as (?:it|they|the)|for (?:consistency|clarity|performance|safety|compatibility))\b/i;
 /** A personal preference goes to every repository only at or above this confidence (and durable). */
 const PERSONAL_MIN_CONFIDENCE = 0.7;
 
@@ -168,6 +177,7 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
     const durable = DURABLE.test(text);
+    if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !REASON.test(text) && !NAMES_A_PATH.test(text) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!").
     if (!durable && (ONE_OFF.test(text) || REQUEST.test(text))) continue;
     const scored = scoreSentence(text);

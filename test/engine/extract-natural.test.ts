@@ -116,6 +116,17 @@ describe('extraction on natural text', () => {
     for (const moment of [/Backward-compatible/, /inline styles/, /changelog/, /renderer into its own module/]) assert.ok(!texts.some((t) => moment.test(t)), `${moment}: ${JSON.stringify(texts)}`);
   });
 
+  it('leaves the assistant’s change log to the episode unless it gives the reason', async () => {
+    const texts = (
+      await extract([
+        assistant('## Summary of changes\n\n- Replaced inline styles with semantic CSS classes\n- Moved all CPU modules into src/cpu to avoid circular dependencies\n- Decision: the renderer stays a pure function'),
+      ])
+    ).map((c) => c.content);
+    assert.ok(!texts.some((t) => /inline styles/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.some((t) => /circular dependencies/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.some((t) => /pure function/.test(t)), JSON.stringify(texts));
+  });
+
   it('does not store a request for now that starts with "let us now"', async () => {
     assert.deepEqual(await extract([user('Let us now continue to ensure the parser is fully implemented and that all the methods have at least 2-3 unit tests.')]), []);
   });
