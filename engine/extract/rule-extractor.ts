@@ -51,6 +51,11 @@ export const DURABLE = /\b(?:always|never|from now on|going forward|in (?:the )?
 const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
+/**
+ * Liking what is in front of the user ("I tried it and I love it so much", "I really like this"):
+ * a reaction to the moment anywhere in the sentence, not a taste ("I like it when tests are fast" is one).
+ */
+const APPRECIATION = /\bi (?:really |just |absolutely |so |totally )?(?:like|love|enjoy|adore) (?:(?:it|this|that)(?! when\b| if\b| that\b| whenever\b)|these|those|them|your)\b/i;
 /** A taste stated as a habit ("I prefer tabs", "my style is …"): it holds beyond this repository. */
 const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only|just) want\b/i;
 /** A preference hedged by circumstance ("I would prefer … where possible"): this project's call, not a taste. */
@@ -173,6 +178,7 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     let text = s.text;
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
+    if (APPRECIATION.test(text) && !DURABLE.test(text)) continue;
     if (isQuestion(text) && !STATES_DECISION.test(text)) continue;
     // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;

@@ -127,6 +127,12 @@ describe('extraction on natural text', () => {
     assert.ok(texts.some((t) => /pure function/.test(t)), JSON.stringify(texts));
   });
 
+  it('stores no taste, personal or not, from liking what is in front of the user', async () => {
+    assert.deepEqual(await extract([user('I tried using it and I love it so much I want to contribute changes.'), user('ok I really like this, keep going')]), []);
+    const [taste] = await extract([user('I like small, focused commits.')]);
+    assert.equal(taste?.category, 'preference', 'liking a kind of thing is a taste');
+  });
+
   it('does not store a request for now that starts with "let us now"', async () => {
     assert.deepEqual(await extract([user('Let us now continue to ensure the parser is fully implemented and that all the methods have at least 2-3 unit tests.')]), []);
   });
