@@ -2,7 +2,12 @@
  * Answers resolved against the question they answer. A terse reply ("Option A for sure",
  * "1.A 3. B", "b") means nothing alone: it is matched to the options the assistant listed in its
  * previous message and becomes the chosen option as a decision. An AskUserQuestion answer (the
- * transcript reader's "Question? → Answer (description)") is a decision as it stands.
+ * transcript reader's "Question? → Answer (description)") is a decision when the question asked for
+ * a choice about the work (which tool, how should users …, what naming): a question about how
+ * things are right now ("Is the router powered on?", "Do you have SSH access already?", "What is
+ * the server's IP?") or about the next step ("X isn't responding. How should I access it?" → "Try
+ * the web UI") is answered for the moment. Those answers stay in the turn's episode, where a
+ * question about them still finds them, but never become a decision.
  */
 import { cleanContent } from './clean.js';
 import type { ExtractTurn } from './types.js';
@@ -40,6 +45,25 @@ function picks(reply: string): { question: string | null; option: string }[] {
   return bare ? [{ question: null, option: bare[1]!.toUpperCase() }] : [];
 }
 
+/** Words of a question that asks for a choice (what to use, how it should be, what is preferred). */
+const CHOICE = /\b(?:which|should|prefer(?:red)?|want|would you like|choose|pick|options?|approach|strategy|default|convention|naming|style|format|policy)\b|\bwhat (?:kind|type|sort|level|scope|name)\b/i;
+/** A yes/no question about the present state ("Is …", "Do you have …", "Did it …"), not a choice. */
+const STATE_QUESTION = /^(?:is|are|was|were|has|have|had|does|did|do you have|can you (?:see|access|reach|connect)|could you (?:see|access|reach))\b/i;
+/** The moment: how things are now, something failing now, or what to do next. */
+const MOMENT = /\b(?:currently|right now|at the moment|at this point|already|still|yet|next|first|for now|this time|(?:is|are|isn't|aren't|is not|are not) (?:responding|running|working|reachable|available|up|down|on|online|offline)|not responding|(?:doesn't|does not|didn't|did not|won't|can't|cannot) (?:work|respond|connect|start|load|build|run)|fail(?:s|ed|ing)?|broken|(?:an? |the )?error)\b/i;
+/** An answer that is an action for now ("Try the web UI", "Skip it", "Later"). */
+const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ahead|stop|cancel|abort|restart|reboot|check)\b/i;
+
+/**
+ * Whether an AskUserQuestion answer decides something that lasts: the question asks for a choice
+ * (and not about the state of things now or the next step), and the answer is not an action for now.
+ */
+export function decidesLastingChoice(question: string, answer: string): boolean {
+  const q = question.trim();
+  if (!CHOICE.test(q) || MOMENT.test(q) || ACTION_NOW.test(answer.trim())) return false;
+  return !STATE_QUESTION.test(q) || /\b(?:want|prefer|should)\b/i.test(q);
+}
+
 function clip(text: string): string {
   return text.length > MAX_CONTENT ? `${text.slice(0, MAX_CONTENT - 1).trimEnd()}…` : text;
 }
@@ -50,7 +74,7 @@ export function answerDrafts(turn: ExtractTurn, previousAssistant: string): Answ
     return turn.text
       .split('\n')
       .map((line) => /^(.+?)\s*→\s*(.+)$/.exec(line.trim()))
-      .filter((m): m is RegExpExecArray => m !== null)
+      .filter((m): m is RegExpExecArray => m !== null && decidesLastingChoice(m[1]!, m[2]!))
       .map((m) => ({ content: clip(cleanContent(`${m[1]!.replace(/\?\s*$/, '')}: ${m[2]!}`)), confidence: ANSWER_CONFIDENCE }));
   }
   const reply = turn.text.trim();

@@ -20,6 +20,7 @@ import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
 import { MAX_SENTENCE_CHARS, sentences } from './segment.js';
 import { answerDrafts } from './answers.js';
+import { lastingSummary } from './compact-summary.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -47,9 +48,14 @@ const NEAR_TIE = 0.1;
  */
 export const DURABLE = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|any ?more|any longer|each time)\b/i;
 /** A request for now ("make it so", "go ahead and …", "create the plan!"): never a memory without a durability cue. */
-const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that))\b|(?:^|\s)now[.!]*$|!\s*$/i;
+const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
+/**
+ * Liking what is in front of the user ("I tried it and I love it so much", "I really like this"):
+ * a reaction to the moment anywhere in the sentence, not a taste ("I like it when tests are fast" is one).
+ */
+const APPRECIATION = /\bi (?:really |just |absolutely |so |totally )?(?:like|love|enjoy|adore) (?:(?:it|this|that)(?! when\b| if\b| that\b| whenever\b)|these|those|them|your)\b/i;
 /** A taste stated as a habit ("I prefer tabs", "my style is …"): it holds beyond this repository. */
 const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only|just) want\b/i;
 /** A preference hedged by circumstance ("I would prefer … where possible"): this project's call, not a taste. */
@@ -58,6 +64,15 @@ const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possi
 const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b/i;
 /** Assistant findings that hold beyond the turn (a root cause, the cause of a failure). */
 const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
+/**
+ * An assistant's change-log line ("Replaced inline styles with CSS classes", "Added a Rewind
+ * button"): what was done in the turn, which its episode records. It becomes a memory only with
+ * the reason that makes it a design decision ("… to avoid circular dependencies") or when it says
+ * where something now lives ("Moved the fixtures to test/fixtures").
+ */
+const CHANGE_LOG = /^(?:i |we )?(?:replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up)\b/i;
+const NAMES_A_PATH = /[\w.-]\/[\w.-]|\b[\w-]+\.(?:[jt]sx?|mjs|py|rs|go|rb|ex|exs|java|kt|c|h|cpp|css|html|md|json|ya?ml|toml|sql|sh)\b/i;
+const REASON = /\b(?:(?:in order |so as )?to (?:avoid|keep|make|allow|ensure|prevent|support|enable|let|reduce|match|stay|preserve|decouple|isolate)|so (?:that|it|we|they|the)|because|since|as (?:it|they|the)|for (?:consistency|clarity|performance|safety|compatibility))\b/i;
 /** A personal preference goes to every repository only at or above this confidence (and durable). */
 const PERSONAL_MIN_CONFIDENCE = 0.7;
 
@@ -156,17 +171,19 @@ export class RuleExtractor implements Extractor {
 }
 
 function proseDrafts(turn: ExtractTurn): Draft[] {
-  const list = sentences(turn.text);
+  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.text);
   const out: Draft[] = [];
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
+    if (APPRECIATION.test(text) && !DURABLE.test(text)) continue;
     if (isQuestion(text) && !STATES_DECISION.test(text)) continue;
     // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
     const durable = DURABLE.test(text);
+    if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !REASON.test(text) && !NAMES_A_PATH.test(text) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!").
     if (!durable && (ONE_OFF.test(text) || REQUEST.test(text))) continue;
     const scored = scoreSentence(text);

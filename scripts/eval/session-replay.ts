@@ -30,6 +30,11 @@ export interface LabelQuestion {
 export interface Labels {
   fixture: string;
   holdout: boolean;
+  /**
+   * Held out and added after the rules had been tuned against what the first held-out set showed:
+   * reported apart, as "held out (new)". Labels written before any evaluation read the file.
+   */
+  unseen?: boolean;
   /** Name of the repository the session worked in (sessions of one project share it). */
   repo: string;
   facts: LabelFact[];

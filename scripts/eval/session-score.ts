@@ -35,7 +35,13 @@ export interface SetScores {
   personalStored: number;
   questions: number;
   searchHits: number;
+  /**
+   * The answer is in front of the agent when the question is asked: injected for this prompt, or
+   * earlier in the same session (SessionStart, earlier prompts), which the hook does not repeat.
+   */
   recallHits: number;
+  /** The answer is among the items injected for this very prompt. */
+  recallHitsThisPrompt: number;
   injected: number;
   injectedJunk: number;
   oneOffInjected: number;
@@ -43,7 +49,7 @@ export interface SetScores {
 }
 
 export function emptyScores(): SetScores {
-  return { fixtures: 0, turnsPresent: 0, turnsKept: 0, facts: 0, factsRecovered: 0, factsAsMemory: 0, extracted: 0, extractedMatching: 0, episodes: 0, oneOffStored: 0, personalStored: 0, questions: 0, searchHits: 0, recallHits: 0, injected: 0, injectedJunk: 0, oneOffInjected: 0, crossRepoInjected: 0 };
+  return { fixtures: 0, turnsPresent: 0, turnsKept: 0, facts: 0, factsRecovered: 0, factsAsMemory: 0, extracted: 0, extractedMatching: 0, episodes: 0, oneOffStored: 0, personalStored: 0, questions: 0, searchHits: 0, recallHits: 0, recallHitsThisPrompt: 0, injected: 0, injectedJunk: 0, oneOffInjected: 0, crossRepoInjected: 0 };
 }
 
 const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();

@@ -15,7 +15,7 @@
  *    looked at while tuning the rules) are reported separately.
  *
  *   npm run eval:sessions                      all fixtures; writes the `sessions` section of BENCHMARKS.md
- *   options: --fixtures a,b  --quick (the small fixtures)  --no-write  --json
+ *   options: --fixtures a,b  --sets tuned,holdout,unseen  --quick (the small fixtures)  --no-write  --json
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,9 +35,32 @@ import { census } from './transcript-census.js';
 /** Small fixtures for --quick and for the test in the normal suite. */
 export const QUICK_FIXTURES = ['vsla-2cba43de', 'vsla-069508a5', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix', 'reliability-stop-hook-reflection-first-stop'];
 
+/** The fixture sets reported apart: tuned on, held out, held out and added after the last tuning. */
+export type SetName = 'tuned' | 'holdout' | 'unseen';
+export const SET_NAMES: readonly SetName[] = ['tuned', 'holdout', 'unseen'];
+
+export function setOf(labels: Pick<Labels, 'holdout' | 'unseen'>): SetName {
+  return labels.unseen ? 'unseen' : labels.holdout ? 'holdout' : 'tuned';
+}
+
+/** One labelled question as each path answered it (--json, for inspection). */
+export interface QuestionOutcome {
+  fixture: string;
+  set: SetName;
+  q: string;
+  expect: string[];
+  search: boolean;
+  recall: boolean;
+  /** Shown to this session before the question (SessionStart, earlier prompts), holding the answer. */
+  shownBefore: boolean;
+  injected: string[];
+}
+
 export interface EvalResult {
   tuned: SetScores;
   holdout: SetScores;
+  unseen: SetScores;
+  questions: QuestionOutcome[];
   firstRecall: { sessionStart: number; prompt: number; sessions: number };
   memories: StoredMemory[];
   /** Injected items counted as junk, for inspection (--json). */
@@ -118,9 +141,9 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     return d;
   };
   const client = new DaemonClient({ socketPath: resolvePaths(user.data).socket, timeoutMs: 60_000 });
-  const injected: { set: 'tuned' | 'holdout'; item: Injected }[] = [];
-  const setOf = (f: Fixture): 'tuned' | 'holdout' => (f.labels.holdout ? 'holdout' : 'tuned');
-  const scores = { tuned: emptyScores(), holdout: emptyScores() };
+  const injected: { set: SetName; item: Injected }[] = [];
+  const scores: Record<SetName, SetScores> = { tuned: emptyScores(), holdout: emptyScores(), unseen: emptyScores() };
+  const questions: QuestionOutcome[] = [];
 
   // 1. Replay every session through hooks.json.
   for (const f of fixtures) {
@@ -135,11 +158,11 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
         continue;
       }
       const runs = await sim.fire(step.hook, step.payload);
-      for (const r of runs) for (const item of injectedItems(contextOf(r))) injected.push({ set: setOf(f), item: { repo: f.labels.repo, ...item } });
+      for (const r of runs) for (const item of injectedItems(contextOf(r))) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
     }
     await sim.settle();
     await settled(client, path.join(resolvePaths(user.data).logDir, 'daemon.log'));
-    const s = scores[setOf(f)];
+    const s = scores[setOf(f.labels)];
     s.fixtures++;
     s.turnsPresent += census(f.text).total;
     s.turnsKept += readTranscript(f.file, 0).turns.length;
@@ -168,12 +191,13 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     const cwd = repoDir(f.labels.repo);
     const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
     const base = { session_id: `ask-${f.name}`, cwd, transcript_path: path.join(scratch, 'projects', `ask-${f.name}.jsonl`) };
-    const s = scores[setOf(f)];
+    const s = scores[setOf(f.labels)];
     const startRuns = await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
     const startItems = startRuns.flatMap((r) => injectedItems(contextOf(r)));
     firstRecall.sessions++;
     if (startItems.length > 0) firstRecall.sessionStart++;
-    for (const item of startItems) injected.push({ set: setOf(f), item: { repo: f.labels.repo, ...item } });
+    for (const item of startItems) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
+    const shown = startItems.map((i) => i.content);
     let first = true;
     for (const q of f.labels.questions) {
       s.questions++;
@@ -181,11 +205,17 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       const items = runs.flatMap((r) => injectedItems(contextOf(r)));
       if (first && items.length > 0) firstRecall.prompt++;
       first = false;
-      for (const item of items) injected.push({ set: setOf(f), item: { repo: f.labels.repo, ...item } });
-      if (items.some((i) => containsAll(i.content, q.expect))) s.recallHits++;
+      for (const item of items) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
+      const recalled = items.some((i) => containsAll(i.content, q.expect));
+      const shownBefore = shown.some((c) => containsAll(c, q.expect));
+      if (recalled) s.recallHitsThisPrompt++;
+      if (recalled || shownBefore) s.recallHits++;
       const found = await cli(['search', q.q, '--json', '--top-k', '5'], user.env, cwd);
       const hits = found.code === 0 ? ((JSON.parse(found.stdout) as { results: { content: string; memory_id: string }[] }).results ?? []).slice(0, 5) : [];
-      if (hits.some((h) => containsAll(h.content, q.expect))) s.searchHits++;
+      const searched = hits.some((h) => containsAll(h.content, q.expect));
+      if (searched) s.searchHits++;
+      questions.push({ fixture: f.name, set: setOf(f.labels), q: q.q, expect: q.expect, search: searched, recall: recalled, shownBefore, injected: items.map((i) => i.content.slice(0, 160)) });
+      shown.push(...items.map((i) => i.content));
       if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
     }
     await sim.settle();
@@ -194,7 +224,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
 
   // 3. Score what was stored and injected.
   for (const f of fixtures) {
-    const s = scores[setOf(f)];
+    const s = scores[setOf(f.labels)];
     const mine = memories.filter((m) => repoNameOf(m.repo) === f.labels.repo || m.space === 'personal');
     for (const fact of f.labels.facts) {
       s.facts++;
@@ -204,8 +234,8 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     }
   }
   // Memories belong to the set of the fixtures of their repository (a repository has one set).
-  const setOfRepo = new Map<string, 'tuned' | 'holdout'>();
-  for (const f of fixtures) if (!setOfRepo.has(f.labels.repo) || f.labels.holdout === false) setOfRepo.set(f.labels.repo, setOf(f));
+  const setOfRepo = new Map<string, SetName>();
+  for (const f of fixtures) if (!setOfRepo.has(f.labels.repo) || f.labels.holdout === false) setOfRepo.set(f.labels.repo, setOf(f.labels));
   for (const m of memories) {
     const name = repoNameOf(m.repo);
     const set = name ? (setOfRepo.get(name) ?? 'tuned') : 'tuned';
@@ -232,16 +262,18 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     if (j.crossRepo) s.crossRepoInjected++;
     if (j.oneOff) s.oneOffInjected++;
   }
-  return { ...scores, firstRecall, memories, junk, ms: performance.now() - t0 };
+  return { ...scores, questions, firstRecall, memories, junk, ms: performance.now() - t0 };
 }
 
 export function renderTables(r: EvalResult, command: string, fixtureCount: number): string {
-  const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, f(r.tuned), f(r.holdout)];
+  const sets = SET_NAMES.filter((n) => n !== 'unseen' || r.unseen.fixtures > 0);
+  const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, ...sets.map((n) => f(r[n]))];
+  const heads: Record<SetName, string> = { tuned: 'tuned fixtures', holdout: 'held out (looked at since)', unseen: 'held out (new)' };
   return [
     '## Real Claude Code sessions (`npm run eval:sessions`)',
     '',
     table(
-      ['measure', 'target', 'tuned fixtures', 'held out (never seen while tuning)'],
+      ['measure', 'target', ...sets.map((n) => heads[n])],
       [
         row('fixtures (sessions)', '—', (s) => String(s.fixtures)),
         row('transcript turns kept by the reader', '≥ 98%', (s) => `${pct(s.turnsKept, s.turnsPresent)} (${s.turnsKept}/${s.turnsPresent})`),
@@ -251,7 +283,8 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
         row('personal memories stored', '—', (s) => String(s.personalStored)),
         row('episodes stored', '—', (s) => String(s.episodes)),
         row('question hit@5, `service search`', '≥ 70%', (s) => `${pct(s.searchHits, s.questions)} (${s.searchHits}/${s.questions})`),
-        row('question hit@5, recall hook (UserPromptSubmit)', '≥ 70%', (s) => `${pct(s.recallHits, s.questions)} (${s.recallHits}/${s.questions})`),
+        row('question hit@5, recall hook: answer in the agent’s context (this prompt, or shown earlier in the session and not repeated)', '≥ 70%', (s) => `${pct(s.recallHits, s.questions)} (${s.recallHits}/${s.questions})`),
+        row('… of which injected for this very prompt (UserPromptSubmit)', '—', (s) => `${pct(s.recallHitsThisPrompt, s.questions)} (${s.recallHitsThisPrompt}/${s.questions})`),
         row('junk share of injected items', '≤ 10%', (s) => `${pct(s.injectedJunk, s.injected)} (${s.injectedJunk}/${s.injected})`),
         row('one-off requests injected', '0', (s) => String(s.oneOffInjected)),
         row('project memories injected in another repository', '0', (s) => String(s.crossRepoInjected)),
@@ -265,15 +298,18 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { fixtures: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { fixtures: { type: 'string' }, sets: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
   const names = values.fixtures ? values.fixtures.split(',') : values.quick ? QUICK_FIXTURES : undefined;
-  const fixtures = loadFixtures(undefined, names);
+  const sets = values.sets?.split(',');
+  const unknown = sets?.find((x) => !SET_NAMES.includes(x as SetName));
+  if (unknown) throw new Error(`--sets takes ${SET_NAMES.join(', ')}, not '${unknown}'`);
+  const fixtures = loadFixtures(undefined, names).filter((f) => !sets || sets.includes(setOf(f.labels)));
   const r = await evaluate(fixtures, (s) => console.error(s));
   const command = `npm run eval:sessions${values.quick ? ' -- --quick' : ''}`;
   const md = renderTables(r, command, fixtures.length);
-  if (values.json) console.log(JSON.stringify({ tuned: r.tuned, holdout: r.holdout, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk }, null, 1));
+  if (values.json) console.log(JSON.stringify({ tuned: r.tuned, holdout: r.holdout, unseen: r.unseen, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));
   console.log(md);
-  if (!values['no-write'] && !values.quick && !values.fixtures) {
+  if (!values['no-write'] && !values.quick && !values.fixtures && !values.sets) {
     const file = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'BENCHMARKS.md');
     writeBenchSection(file, 'sessions', md);
   }

@@ -70,6 +70,73 @@ describe('extraction on natural text', () => {
     );
   });
 
+  it('keeps AskUserQuestion answers about the moment out of the decisions', async () => {
+    const got = await extract([
+      user(
+        [
+          'Is the build server currently powered on? → Yes, should be on',
+          'Do you have SSH keys set up for the staging host? → Yes, with keys',
+          'What is the address of the staging host? → staging.internal',
+          'The server is not responding. How should I connect to it? → Try the web UI (browser instead of SSH)',
+          'Which test runner should we standardise on? → vitest (fast, ESM native)',
+          'How should users pick the log level? → An env variable (SERVICE_LOG_LEVEL)',
+        ].join('\n'),
+        'answer',
+      ),
+    ]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [
+        ['decision', 'Which test runner should we standardise on: vitest (fast, ESM native).'],
+        ['decision', 'How should users pick the log level: An env variable (SERVICE_LOG_LEVEL).'],
+      ],
+      'state checks, requests for information and the next step are answered for now; choices about the work last',
+    );
+  });
+
+  it('leaves the compaction summary’s change log, topics and pending work to the episodes', async () => {
+    const summary = [
+      'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:',
+      '1. Primary Request and Intent:',
+      '   - The user requires that every backend must pass the shared test suite.',
+      '2. Key Technical Concepts:',
+      '   - Backward-compatible API evolution (render/1 → render/2 with default opts)',
+      '3. Files and Code Sections:',
+      '   - Replaced inline styles with semantic CSS classes',
+      '4. Errors and fixes:',
+      '   - The root cause of the flaky test was a shared temp directory.',
+      '7. Pending Tasks:',
+      '   - We must always update the changelog before the release.',
+      '8. Current Work:',
+      '   - Decided to move the renderer into its own module.',
+    ].join('\n');
+    const texts = (await extract([assistant(summary, 'summary')])).map((c) => c.content);
+    assert.ok(texts.some((t) => /must pass the shared test suite/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.some((t) => /shared temp directory/.test(t)), JSON.stringify(texts));
+    for (const moment of [/Backward-compatible/, /inline styles/, /changelog/, /renderer into its own module/]) assert.ok(!texts.some((t) => moment.test(t)), `${moment}: ${JSON.stringify(texts)}`);
+  });
+
+  it('leaves the assistant’s change log to the episode unless it gives the reason', async () => {
+    const texts = (
+      await extract([
+        assistant('## Summary of changes\n\n- Replaced inline styles with semantic CSS classes\n- Moved all CPU modules into src/cpu to avoid circular dependencies\n- Decision: the renderer stays a pure function'),
+      ])
+    ).map((c) => c.content);
+    assert.ok(!texts.some((t) => /inline styles/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.some((t) => /circular dependencies/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.some((t) => /pure function/.test(t)), JSON.stringify(texts));
+  });
+
+  it('stores no taste, personal or not, from liking what is in front of the user', async () => {
+    assert.deepEqual(await extract([user('I tried using it and I love it so much I want to contribute changes.'), user('ok I really like this, keep going')]), []);
+    const [taste] = await extract([user('I like small, focused commits.')]);
+    assert.equal(taste?.category, 'preference', 'liking a kind of thing is a taste');
+  });
+
+  it('does not store a request for now that starts with "let us now"', async () => {
+    assert.deepEqual(await extract([user('Let us now continue to ensure the parser is fully implemented and that all the methods have at least 2-3 unit tests.')]), []);
+  });
+
   it('keeps the assistant’s findings and the compaction summary, not its narration', async () => {
     const got = await extract([
       assistant('Let me look at the build.\n\nThe root cause is a naming conflict: two types are both named vsla_backend_t.'),

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadFixtures } from '../../scripts/eval/session-replay.js';
-import { evaluate } from '../../scripts/eval/sessions.js';
+import { emptyScores } from '../../scripts/eval/session-score.js';
+import { evaluate, renderTables, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
 
 const FIXTURES = ['vsla-2cba43de', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix'];
 
@@ -29,5 +30,27 @@ describe('real sessions, replayed through hooks.json', () => {
     assert.equal(s.crossRepoInjected, 0, report);
     assert.ok(s.episodes > 0, 'every turn leaves an episode');
     assert.equal(r.firstRecall.prompt, r.firstRecall.sessions, 'the first prompt after a daemon start recalls something');
+  });
+
+  it('reports the held-out set added after the last tuning in a column of its own, only when it has fixtures', () => {
+    assert.equal(setOf({ holdout: false }), 'tuned');
+    assert.equal(setOf({ holdout: true }), 'holdout');
+    assert.equal(setOf({ holdout: true, unseen: true }), 'unseen');
+    const result = (unseenFixtures: number): EvalResult => ({
+      tuned: { ...emptyScores(), fixtures: 2, questions: 4, recallHits: 3, recallHitsThisPrompt: 2 },
+      holdout: { ...emptyScores(), fixtures: 1 },
+      unseen: { ...emptyScores(), fixtures: unseenFixtures },
+      questions: [],
+      firstRecall: { sessionStart: 0, prompt: 0, sessions: 0 },
+      memories: [],
+      junk: [],
+      ms: 0,
+    });
+    const head = (md: string): string => md.split('\n').find((l) => l.startsWith('| measure'))!;
+    assert.match(head(renderTables(result(1), 'npm run eval:sessions', 4)), /\| held out \(new\) \|$/);
+    assert.doesNotMatch(head(renderTables(result(0), 'npm run eval:sessions', 3)), /held out \(new\)/);
+    const md = renderTables(result(0), 'npm run eval:sessions', 3);
+    assert.match(md, /answer in the agent’s context[^\n]*\| 75% \(3\/4\) \|/, 'the hook row counts answers shown earlier in the session');
+    assert.match(md, /this very prompt[^\n]*\| 50% \(2\/4\) \|/);
   });
 });

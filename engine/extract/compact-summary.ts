@@ -1,0 +1,33 @@
+/**
+ * Claude Code's compaction summary ("This session is being continued from a previous
+ * conversation…") follows a fixed outline: 1. Primary Request and Intent, 2. Key Technical
+ * Concepts, 3. Files and Code Sections, 4. Errors and fixes, 5. Problem Solving, 6. All user
+ * messages, 7. Pending Tasks, 8. Current Work, 9. Optional Next Step. Some of its sections hold
+ * what lasts (what the user asked for and insisted on, errors and their fixes, how problems were
+ * solved, the user's own words); the others describe the work at the moment of compaction: a list
+ * of topics, a change log per file, what was pending, what was under way, what to do next. Those
+ * belong to the session's episodes, never to extracted memories.
+ */
+
+/** Sections that describe the moment of compaction, not conclusions. */
+const MOMENT_SECTIONS = /^(?:key technical concepts|files and code sections|pending tasks|current work|optional next steps?)$/i;
+/** A top-level heading of the outline: "3. Files and Code Sections:" (bold or Markdown heading tolerated). */
+const OUTLINE_HEADING = /^[ \t]*(?:#{1,4}[ \t]*)?(?:\*\*)?\d{1,2}\.[ \t]+(?:\*\*)?([A-Za-z][A-Za-z ]{2,40}?)(?:\*\*)?:(?:\*\*)?[ \t]*$/;
+const OUTLINE_NAMES = /^(?:primary request and intent|key technical concepts|files and code sections|errors and fixes|problem solving|all user messages|pending tasks|current work|optional next steps?)$/i;
+
+/** The summary without the sections that describe the moment of compaction. */
+export function lastingSummary(text: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of text.split(/\r?\n/)) {
+    const m = OUTLINE_HEADING.exec(line);
+    const name = m?.[1]?.trim();
+    if (name && OUTLINE_NAMES.test(name)) {
+      skipping = MOMENT_SECTIONS.test(name);
+      out.push('');
+      continue;
+    }
+    if (!skipping) out.push(line);
+  }
+  return out.join('\n');
+}
