@@ -17,8 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Agent, request } from 'undici';
-import type { Config, Logger } from '../engine/index.js';
+import type { Agent } from 'undici';
+import { loadUndici, type Config, type Logger } from '../engine/index.js';
 import { readState, writeState } from './state-file.js';
 
 export interface TelemetryEvent {
@@ -74,7 +74,13 @@ export class Telemetry {
   private readonly state: TelemetryState;
   private readonly installId: string;
   private readonly timer: NodeJS.Timeout;
-  private readonly agent = new Agent({ connect: { timeout: SEND_TIMEOUT_MS } });
+  private agentInstance: Agent | null = null;
+
+  /** The HTTP agent, made (and undici loaded) on the first send. */
+  private agent(): Agent {
+    this.agentInstance ??= new (loadUndici().Agent)({ connect: { timeout: SEND_TIMEOUT_MS } });
+    return this.agentInstance;
+  }
   private sending: Promise<void> | null = null;
 
   constructor(private readonly opts: TelemetryOptions) {
@@ -141,11 +147,11 @@ export class Telemetry {
   /** POST one batch; the HTTP status, or 0 when there was no answer. */
   private async post(events: TelemetryEvent[]): Promise<number> {
     try {
-      const res = await request(`${this.opts.baseUrl}/v1/telemetry`, {
+      const res = await loadUndici().request(`${this.opts.baseUrl}/v1/telemetry`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
         body: JSON.stringify({ events }),
-        dispatcher: this.agent,
+        dispatcher: this.agent(),
         headersTimeout: SEND_TIMEOUT_MS,
         bodyTimeout: SEND_TIMEOUT_MS,
       });
@@ -171,7 +177,7 @@ export class Telemetry {
     await Promise.race([this.send(), new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
     clearTimeout(timer);
     this.persist();
-    await this.agent.destroy().catch(() => {});
+    await this.agentInstance?.destroy().catch(() => {});
   }
 }
 

@@ -3,8 +3,8 @@
  * every phase (connect, answer started, body progressing), and the API's error body turned into a
  * `SyncRequestError` with the loop's failure kind.
  */
-import { Agent, request } from 'undici';
-import type { ExportLine } from '../engine/index.js';
+import type { Agent } from 'undici';
+import { loadUndici, type ExportLine } from '../engine/index.js';
 import { kindOfStatus, SyncRequestError, type FeedPage, type PushResult, type SyncTransport, type VerifyInfo } from './transport.js';
 
 export interface HttpTransportOptions {
@@ -28,7 +28,7 @@ export class HttpTransport implements SyncTransport {
   constructor(opts: HttpTransportOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? 30_000;
-    this.agent = new Agent({
+    this.agent = new (loadUndici().Agent)({
       connectTimeout: Math.min(this.timeoutMs, 10_000),
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
@@ -87,7 +87,7 @@ export class HttpTransport implements SyncTransport {
     try {
       let res;
       try {
-        res = await request(this.baseUrl + pathname, {
+        res = await loadUndici().request(this.baseUrl + pathname, {
           method: method as 'GET',
           dispatcher: this.agent,
           headers: payload === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' },

@@ -6,7 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../lazy-modules.js';
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../log.js';
 import { CATEGORIES, SPACES } from '../types.js';
@@ -100,7 +101,7 @@ export class LlmExtractor implements Extractor {
   private async call(prompt: string, maxOut: number): Promise<{ candidates: Candidate[]; tokens: number | null }> {
     const url = `${this.opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     const timeout = this.opts.timeoutMs ?? 20_000;
-    const res = await request(url, {
+    const res = await loadUndici().request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
       body: JSON.stringify({

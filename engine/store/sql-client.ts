@@ -3,7 +3,8 @@
  * transactions on one connection. One adapter wraps a `pg` pool (production); tests wrap PGlite
  * (PostgreSQL in WASM, with pgvector) the same way.
  */
-import pg from 'pg';
+import type PgModule from 'pg';
+import { loadPg } from '../lazy-modules.js';
 
 export interface SqlResult<R = Record<string, unknown>> {
   rows: R[];
@@ -21,9 +22,10 @@ export interface SqlClient extends SqlQueryable {
 
 /** A pooled client for a `postgres://` URL. */
 export function pgPoolClient(url: string, opts: { max?: number; applicationName?: string } = {}): SqlClient {
+  const pg = loadPg();
   // int8 arrives as a string by default; every count and epoch-ms we keep fits a double.
   const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === pg.types.builtins.INT8 && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) };
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName ?? 'memory-service', types: types as pg.CustomTypesConfig });
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName ?? 'memory-service', types: types as PgModule.CustomTypesConfig });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   return {
