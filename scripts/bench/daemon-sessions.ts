@@ -52,7 +52,9 @@ function du(dir: string): number {
       else if (e.isFile()) total += fs.statSync(p).size;
     }
   };
-  if (fs.existsSync(dir)) walk(dir);
+  if (!fs.existsSync(dir)) return 0;
+  if (!fs.statSync(dir).isDirectory()) return fs.statSync(dir).size;
+  walk(dir);
   return total;
 }
 
