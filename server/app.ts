@@ -56,7 +56,8 @@ export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
 }
 
 async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: () => void): Promise<MemoryServer> {
-  const pgb = cfg.databaseUrl ? await openPgBackend({ url: cfg.databaseUrl, dataDir: opts.dataDir, rateLimitPerMinute: cfg.rateLimitPerMinute, logger }) : null;
+  const webhooks = { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate };
+  const pgb = cfg.databaseUrl ? await openPgBackend({ url: cfg.databaseUrl, dataDir: opts.dataDir, rateLimitPerMinute: cfg.rateLimitPerMinute, webhooks, logger }) : null;
   const tenancy = pgb ? pgb.tenancy : new TenancyStore(opts.dataDir);
   const boot = pgb ? await pgb.tenancy.bootstrapShared() : tenancy.bootstrap();
   const storage = pgb ? { backend: 'postgres', vector_path: pgb.vectorPath } : { backend: 'embedded', vector_path: 'lancedb' };
@@ -69,10 +70,11 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     logger,
     maxContentChars: cfg.maxContentChars,
     maxMetadataBytes: cfg.maxMetadataBytes,
-    webhooks: { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate },
+    webhooks,
     residentBudget: new ResidentBudget(cfg.residentSearchRows),
     openStore: pgb?.openStore,
     openEventLog: pgb?.openEventLog,
+    openWebhooks: pgb?.openWebhooks,
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.
   await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));

@@ -1,15 +1,20 @@
 /**
  * `SERVICE_DATABASE_URL`: the pieces of the server that keep their state in PostgreSQL instead of
  * the data directory: one pool, the schema migrated at start, the project stores (PgStore, one
- * per project in shared tables), the event feeds, tenancy, rate limits and Idempotency-Keys.
+ * per project in shared tables), the event feeds, webhooks and their deliveries, tenancy, rate
+ * limits and Idempotency-Keys.
  */
 import { ensurePgvector, PgStore, pgPoolClient, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
+import type { ProjectEventLog } from './event-log.js';
 import { PgEventLog } from './pg-event-log.js';
 import { PgIdempotencyStore } from './pg-idempotency.js';
 import { PgRateLimiter } from './pg-rate-limit.js';
 import { migrateServer } from './pg-state.js';
 import { PgTenancyStore } from './pg-tenancy.js';
+import { PgWebhookDispatcher } from './pg-webhook-dispatcher.js';
+import { fanOutDeliveries, PgWebhooks } from './pg-webhooks.js';
 import { TenancyStore } from './tenancy.js';
+import type { DispatcherOptions } from './webhook-send.js';
 
 export type VectorPath = 'pgvector' | 'resident';
 
@@ -21,6 +26,7 @@ export interface PgBackend {
   vectorPath: VectorPath;
   openStore(projectId: string, dim: number, logger: Logger): MemoryStore;
   openEventLog(projectId: string): Promise<PgEventLog>;
+  openWebhooks(projectId: string, log: ProjectEventLog): PgWebhooks;
   close(): Promise<void>;
 }
 
@@ -58,7 +64,7 @@ function checkDatabaseUrl(url: string): void {
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new Error('SERVICE_DATABASE_URL must be a postgres:// (or postgresql://) URL, e.g. postgres://user:password@db.example.com:5432/memory');
 }
 
-export async function openPgBackend(o: { url: string; dataDir: string; rateLimitPerMinute: number; logger: Logger; poolSize?: number }): Promise<PgBackend> {
+export async function openPgBackend(o: { url: string; dataDir: string; rateLimitPerMinute: number; webhooks: Omit<DispatcherOptions, 'logger'>; logger: Logger; poolSize?: number }): Promise<PgBackend> {
   checkDatabaseUrl(o.url);
   const db = pgPoolClient(o.url, { max: o.poolSize ?? 20, applicationName: 'memory-service serve' });
   try {
@@ -70,6 +76,10 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
     o.logger.info('server state in PostgreSQL', { database: redactDatabaseUrl(o.url), vector_path: vectorPath });
     if (vectorPath === 'resident') o.logger.warn('pgvector is not installed in the database: each replica serves vector search from its in-memory view (CREATE EXTENSION vector to search in the database)');
     const tenancy = await PgTenancyStore.open(db, o.dataDir);
+    // Every replica sends the deliveries of every project, claimed one at a time from the database.
+    const dispatcher = new PgWebhookDispatcher(db, { ...o.webhooks, logger: o.logger.child('webhooks') });
+    await dispatcher.start();
+    const fanOut = { inTransaction: fanOutDeliveries, committed: () => dispatcher.kick() };
     return {
       db,
       tenancy,
@@ -77,8 +87,12 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
       idempotency: new PgIdempotencyStore(db),
       vectorPath,
       openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
-      openEventLog: (projectId) => PgEventLog.open(db, projectId),
-      close: () => db.close(),
+      openEventLog: (projectId) => PgEventLog.open(db, projectId, fanOut),
+      openWebhooks: (projectId, log) => new PgWebhooks(db, projectId, log, dispatcher),
+      close: async () => {
+        await dispatcher.close();
+        await db.close();
+      },
     };
   } catch (err) {
     await db.close().catch(() => {});

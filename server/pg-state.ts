@@ -1,6 +1,6 @@
 /**
  * The server's own tables in PostgreSQL (beside the memory store's): the tenancy document, key
- * last-use times, rate-limit buckets, Idempotency-Keys and the event feeds, all shared by every replica. Versioned
+ * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds and the webhooks with their deliveries, all shared by every replica. Versioned
  * like the store's schema (engine `migrate`), run at start.
  */
 import { migrate, type SqlClient } from '../engine/index.js';
@@ -39,6 +39,40 @@ export const SERVER_MIGRATIONS: readonly string[] = [
    );
    CREATE UNIQUE INDEX ms_events_engine_seq ON ms_events (project_id, engine_seq) WHERE engine_seq IS NOT NULL;
    CREATE INDEX ms_events_memory ON ms_events (project_id, memory_id);`,
+  // Webhooks (PgWebhooks) and their deliveries, claimed by any replica under a lease (PgWebhookDispatcher).
+  `CREATE TABLE ms_webhooks (
+     webhook_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     url text NOT NULL,
+     events json NOT NULL,
+     description text,
+     active boolean NOT NULL,
+     secret text NOT NULL,
+     member_id text NOT NULL,
+     from_seq bigint NOT NULL,
+     created_at text NOT NULL,
+     updated_at text NOT NULL
+   );
+   CREATE INDEX ms_webhooks_project ON ms_webhooks (project_id);
+   CREATE TABLE ms_deliveries (
+     delivery_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     webhook_id text NOT NULL REFERENCES ms_webhooks (webhook_id) ON DELETE CASCADE,
+     event_id text NOT NULL,
+     event_seq bigint,
+     type text NOT NULL,
+     status text NOT NULL,
+     attempts json NOT NULL,
+     next_at_ms float8,
+     lease_owner text,
+     lease_until_ms float8,
+     created_at text NOT NULL,
+     updated_at text NOT NULL,
+     test boolean NOT NULL,
+     UNIQUE (webhook_id, event_id)
+   );
+   CREATE INDEX ms_deliveries_due ON ms_deliveries (next_at_ms) WHERE status = 'PENDING';
+   CREATE INDEX ms_deliveries_webhook ON ms_deliveries (webhook_id, delivery_id);`,
 ];
 
 export async function migrateServer(db: SqlClient): Promise<void> {

@@ -15,6 +15,7 @@ import { ProjectEvents } from './project-events.js';
 import { TelemetryStore } from './telemetry.js';
 import { WebhookDispatcher, type DispatcherOptions } from './webhook-dispatcher.js';
 import { DeliveryOutbox } from './webhook-outbox.js';
+import { FileWebhooks, type ProjectWebhooks } from './webhook-registry.js';
 import { WebhookStore } from './webhook-store.js';
 
 export interface ProjectOptions {
@@ -32,6 +33,8 @@ export interface ProjectOptions {
   openStore?: ((projectId: string, dim: number, logger: Logger) => MemoryStore) | undefined;
   /** The project's event feed when not the embedded file (SERVICE_DATABASE_URL: PostgreSQL). */
   openEventLog?: ((projectId: string) => Promise<ProjectEventLog>) | undefined;
+  /** The project's webhooks when not the embedded files (SERVICE_DATABASE_URL: PostgreSQL, sent by the server-wide dispatcher). */
+  openWebhooks?: ((projectId: string, log: ProjectEventLog) => ProjectWebhooks) | undefined;
 }
 
 export interface ProjectRuntime {
@@ -42,9 +45,7 @@ export interface ProjectRuntime {
   exports: ExportJobs;
   inferJobs: InferJobs<InferInput, IngestResult[]>;
   extractor: Extractor;
-  webhooks: WebhookStore;
-  outbox: DeliveryOutbox;
-  dispatcher: WebhookDispatcher;
+  webhooks: ProjectWebhooks;
   telemetry: TelemetryStore;
   entities: EntityIndex;
   close(): Promise<void>;
@@ -75,12 +76,8 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       (input) => inferMemories(engine, o.extractor, input),
       (job) => events.inferChanged(job),
     );
-    const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
-    const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
-    opened.unshift(outbox);
-    const dispatcher = new WebhookDispatcher(webhooks, outbox, log, { ...o.webhooks, logger: logger.child('webhooks') });
-    opened.unshift(dispatcher);
-    await dispatcher.start();
+    const webhooks = o.openWebhooks ? o.openWebhooks(o.projectId, log) : await openFileWebhooks(path.join(o.dir, 'webhooks'), log, { ...o.webhooks, logger: logger.child('webhooks') });
+    opened.unshift(webhooks);
     const telemetry = new TelemetryStore(path.join(o.dir, 'telemetry.json'));
     return {
       projectId: o.projectId,
@@ -91,17 +88,14 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       inferJobs,
       extractor: o.extractor,
       webhooks,
-      outbox,
-      dispatcher,
       telemetry,
       entities: new EntityIndex(engine),
       close: async () => {
-        await dispatcher.close();
+        await webhooks.close();
         await exports.idle();
         await inferJobs.idle();
         await engine.close();
         await log.close();
-        await outbox.close();
         telemetry.flush();
       },
     };
@@ -110,4 +104,19 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     for (const r of opened) await r.close().catch(() => {});
     throw err;
   }
+}
+
+/** The embedded webhooks of a project: registry and outbox in `webhooks/`, sent by this process. */
+async function openFileWebhooks(dir: string, log: ProjectEventLog, opts: DispatcherOptions): Promise<FileWebhooks> {
+  const store = new WebhookStore(dir);
+  const outbox = await DeliveryOutbox.open(dir);
+  const dispatcher = new WebhookDispatcher(store, outbox, log, opts);
+  try {
+    await dispatcher.start();
+  } catch (err) {
+    await dispatcher.close().catch(() => {});
+    await outbox.close().catch(() => {});
+    throw err;
+  }
+  return new FileWebhooks(store, outbox, dispatcher, log);
 }

@@ -3,14 +3,17 @@
  * load balancer: a key made through one works on the other, a write through A is found by a
  * search on B at once, concurrent edits of one memory never store two versions under one number,
  * the rate limit is one bucket for both, the event feed is one gap-free sequence read the same
- * through both, and kill -9 of a replica mid-write loses nothing it
+ * through both, a webhook sends each event once whichever replica took the write, a webhook
+ * managed through A is the same webhook on B, and kill -9 of a replica mid-write loses nothing it
  * acknowledged.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../helpers/errors.js';
 import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { call, type Reply } from '../helpers/server.js';
 import { repoRoot, sharedDir, tempDir } from '../helpers/tmp.js';
 
@@ -34,6 +37,8 @@ function serve(dataDir: string, databaseUrl: string): Promise<Replica> {
       SERVICE_OFFLINE: 'true',
       SERVICE_RATE_LIMIT_PER_MINUTE: String(RATE),
       SERVICE_LOG_LEVEL: 'warn',
+      SERVICE_WEBHOOK_ALLOW_PRIVATE: 'true',
+      SERVICE_WEBHOOK_RETRY_BASE_MS: '100',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -181,6 +186,77 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
     const mid = viaA[Math.floor(viaA.length / 2)]!.seq;
     const rest = await call(b.url, key, 'GET', `/v1/events?after=${mid}&limit=1000`);
     assert.deepEqual(rest.json.results, viaA.filter((e) => e.seq > mid));
+  });
+
+  it('delivers each event to a webhook exactly once while writes go through both replicas', async () => {
+    const key = await fresh();
+    const r = await startReceiver();
+    try {
+      const h = await call(a.url, admin, 'POST', '/v1/webhooks', { url: r.url, events: ['memory.added'], description: 'replicas' });
+      assert.equal(h.status, 201, h.text);
+      r.secret = h.json.secret;
+      const N = 40;
+      const writes: Reply[] = [];
+      for (let i = 0; i < N; i += 8) {
+        writes.push(...(await Promise.all(Array.from({ length: 8 }, (_, j) => call((i + j) % 2 ? b.url : a.url, key, 'POST', '/v1/memories', { user_id: 'hooks', content: `webhook fan-out note ${i + j}` })))));
+      }
+      for (const w of writes) assert.equal(w.status, 201, w.text);
+      const wanted = new Set(writes.map((w) => w.json.memory_id as string));
+      const mine = () => r.received.filter((x) => wanted.has(x.json?.data?.memory_id));
+      await eventually(async () => new Set(mine().map((x) => x.json.event_id)).size === N, 15_000, `${N} deliveries`);
+      // Both replicas poll every second: give a duplicate time to show up.
+      await new Promise((x) => setTimeout(x, 2500));
+      const byEvent = new Map<string, number>();
+      for (const x of mine()) byEvent.set(x.json.event_id, (byEvent.get(x.json.event_id) ?? 0) + 1);
+      assert.equal(byEvent.size, N, 'every write delivered');
+      assert.deepEqual([...byEvent.values()].filter((n) => n !== 1), [], 'no event delivered twice');
+      assert.ok(r.received.every((x) => x.valid), 'every delivery signed with the secret shown at creation');
+      assert.equal(new Set(mine().map((x) => x.json.data.memory_id)).size, N);
+      // The delivery log is one for both replicas.
+      const log = async (via: Replica): Promise<string[]> => {
+        const d = await call(via.url, admin, 'GET', `/v1/webhooks/${h.json.webhook_id}/deliveries?limit=1000&status=SUCCEEDED`);
+        assert.equal(d.status, 200, d.text);
+        return d.json.results.map((x: { event_id: string }) => x.event_id).sort();
+      };
+      await eventually(async () => (await log(b)).length >= N, 5000, 'deliveries recorded');
+      assert.deepEqual(await log(a), await log(b));
+      assert.equal(new Set(await log(a)).size, (await log(a)).length, 'one delivery row per event');
+      assert.equal((await call(b.url, admin, 'DELETE', `/v1/webhooks/${h.json.webhook_id}`)).status, 200);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('shows a webhook created through A on B, and pauses and resumes it through B', async () => {
+    const key = await fresh();
+    const r = await startReceiver();
+    try {
+      const h = await call(a.url, admin, 'POST', '/v1/webhooks', { url: r.url, events: ['memory.added'] });
+      assert.equal(h.status, 201, h.text);
+      r.secret = h.json.secret;
+      const id = h.json.webhook_id as string;
+      const seen = await call(b.url, admin, 'GET', `/v1/webhooks/${id}`);
+      assert.equal(seen.status, 200, seen.text);
+      assert.equal(seen.json.url, r.url);
+      assert.ok((await call(b.url, admin, 'GET', '/v1/webhooks')).json.results.some((x: { webhook_id: string }) => x.webhook_id === id));
+      const paused = await call(b.url, admin, 'PATCH', `/v1/webhooks/${id}`, { active: false });
+      assert.equal(paused.json.active, false, paused.text);
+      assert.equal((await call(a.url, admin, 'GET', `/v1/webhooks/${id}`)).json.active, false, 'paused on A too');
+      const during = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'pause', content: 'written through A while paused' });
+      assert.equal(during.status, 201);
+      assert.equal((await call(b.url, admin, 'PATCH', `/v1/webhooks/${id}`, { active: true })).json.active, true);
+      const afterResume = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'pause', content: 'written through A after resuming' });
+      assert.equal(afterResume.status, 201);
+      const about = (m: Reply) => r.received.filter((x) => x.json?.data?.memory_id === m.json.memory_id);
+      await eventually(async () => about(afterResume).length === 1, 10_000, 'the delivery after resuming');
+      await new Promise((x) => setTimeout(x, 1500));
+      assert.equal(about(during).length, 0, 'nothing written while paused is delivered');
+      assert.equal(about(afterResume).length, 1);
+      assert.equal((await call(b.url, admin, 'DELETE', `/v1/webhooks/${id}`)).status, 200);
+      assert.equal((await call(a.url, admin, 'GET', `/v1/webhooks/${id}`)).status, 404, 'deleted through B, gone on A');
+    } finally {
+      await r.close();
+    }
   });
 
   it('loses nothing acknowledged when a replica is killed with SIGKILL mid-write', async () => {
