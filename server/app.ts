@@ -75,6 +75,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     openStore: pgb?.openStore,
     openEventLog: pgb?.openEventLog,
     openWebhooks: pgb?.openWebhooks,
+    openJobs: pgb?.openJobs,
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.
   await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));

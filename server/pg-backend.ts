@@ -4,9 +4,12 @@
  * per project in shared tables), the event feeds, webhooks and their deliveries, tenancy, rate
  * limits and Idempotency-Keys.
  */
-import { ensurePgvector, PgStore, pgPoolClient, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
+import type { InferInput } from '../api/index.js';
+import { ensurePgvector, PgStore, pgPoolClient, type IngestResult, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
 import type { ProjectEventLog } from './event-log.js';
 import { PgEventLog } from './pg-event-log.js';
+import { PgExportJobs } from './pg-export-jobs.js';
+import { PgInferJobs } from './pg-infer-jobs.js';
 import { PgIdempotencyStore } from './pg-idempotency.js';
 import { PgRateLimiter } from './pg-rate-limit.js';
 import { migrateServer } from './pg-state.js';
@@ -14,9 +17,18 @@ import { PgTenancyStore } from './pg-tenancy.js';
 import { PgWebhookDispatcher } from './pg-webhook-dispatcher.js';
 import { fanOutDeliveries, PgWebhooks } from './pg-webhooks.js';
 import { TenancyStore } from './tenancy.js';
+import type { JobHooks, ProjectJobs } from './project-runtime.js';
 import type { DispatcherOptions } from './webhook-send.js';
 
 export type VectorPath = 'pgvector' | 'resident';
+
+/** A project's jobs in the database, with the erasure a purge needs. */
+export interface PgProjectJobs extends ProjectJobs {
+  exports: PgExportJobs;
+  inferJobs: PgInferJobs<InferInput, IngestResult[]>;
+  /** Remove purged memories from every export's content and every infer job's results. */
+  erase(memoryIds: readonly string[]): Promise<{ exportLines: number; inferJobs: number }>;
+}
 
 export interface PgBackend {
   db: SqlClient;
@@ -27,6 +39,7 @@ export interface PgBackend {
   openStore(projectId: string, dim: number, logger: Logger): MemoryStore;
   openEventLog(projectId: string): Promise<PgEventLog>;
   openWebhooks(projectId: string, log: ProjectEventLog): PgWebhooks;
+  openJobs(projectId: string, hooks: JobHooks): PgProjectJobs;
   close(): Promise<void>;
 }
 
@@ -89,6 +102,19 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
       openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
       openEventLog: (projectId) => PgEventLog.open(db, projectId, fanOut),
       openWebhooks: (projectId, log) => new PgWebhooks(db, projectId, log, dispatcher),
+      openJobs: (projectId, hooks) => {
+        const exports = new PgExportJobs(db, projectId, hooks.exportChanged);
+        const inferJobs = new PgInferJobs<InferInput, IngestResult[]>(db, projectId, hooks.runInfer, hooks.inferChanged, hooks.logger);
+        return {
+          exports,
+          inferJobs,
+          erase: async (ids) => ({ exportLines: await exports.erase(ids), inferJobs: await inferJobs.erase(ids) }),
+          close: async () => {
+            await exports.idle();
+            await inferJobs.close();
+          },
+        };
+      },
       close: async () => {
         await dispatcher.close();
         await db.close();

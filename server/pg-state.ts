@@ -1,6 +1,6 @@
 /**
  * The server's own tables in PostgreSQL (beside the memory store's): the tenancy document, key
- * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds and the webhooks with their deliveries, all shared by every replica. Versioned
+ * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds, the webhooks with their deliveries, and export and infer jobs, all shared by every replica. Versioned
  * like the store's schema (engine `migrate`), run at start.
  */
 import { migrate, type SqlClient } from '../engine/index.js';
@@ -73,6 +73,44 @@ export const SERVER_MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX ms_deliveries_due ON ms_deliveries (next_at_ms) WHERE status = 'PENDING';
    CREATE INDEX ms_deliveries_webhook ON ms_deliveries (webhook_id, delivery_id);`,
+  // Export jobs with their NDJSON (PgExportJobs) and queued infer adds (PgInferJobs).
+  `CREATE TABLE ms_export_jobs (
+     export_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     owner text NOT NULL,
+     status text NOT NULL,
+     created_at text NOT NULL,
+     started_at text,
+     finished_at text,
+     count bigint NOT NULL,
+     bytes bigint NOT NULL,
+     error text,
+     heartbeat_ms float8 NOT NULL
+   );
+   CREATE INDEX ms_export_jobs_project ON ms_export_jobs (project_id);
+   CREATE TABLE ms_export_chunks (
+     export_id text NOT NULL REFERENCES ms_export_jobs (export_id) ON DELETE CASCADE,
+     n int NOT NULL,
+     memory_ids text[] NOT NULL,
+     data text NOT NULL,
+     PRIMARY KEY (export_id, n)
+   );
+   CREATE INDEX ms_export_chunks_memory ON ms_export_chunks USING gin (memory_ids);
+   CREATE TABLE ms_infer_jobs (
+     job_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     owner text NOT NULL,
+     status text NOT NULL,
+     created_at text NOT NULL,
+     started_at text,
+     finished_at text,
+     results json,
+     error text,
+     input json,
+     lease_owner text,
+     lease_until_ms float8
+   );
+   CREATE INDEX ms_infer_jobs_open ON ms_infer_jobs (project_id) WHERE status IN ('PENDING', 'RUNNING');`,
 ];
 
 export async function migrateServer(db: SqlClient): Promise<void> {

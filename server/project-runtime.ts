@@ -7,7 +7,7 @@
  * `telemetry.json`.
  */
 import path from 'node:path';
-import { ExportJobs, inferMemories, InferJobs, type InferInput } from '../api/index.js';
+import { ExportJobs, inferMemories, InferJobs, type ExportJob, type ExportJobStore, type InferInput, type InferJob, type InferJobStore } from '../api/index.js';
 import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
 import { EventLog, type ProjectEventLog } from './event-log.js';
@@ -35,6 +35,25 @@ export interface ProjectOptions {
   openEventLog?: ((projectId: string) => Promise<ProjectEventLog>) | undefined;
   /** The project's webhooks when not the embedded files (SERVICE_DATABASE_URL: PostgreSQL, sent by the server-wide dispatcher). */
   openWebhooks?: ((projectId: string, log: ProjectEventLog) => ProjectWebhooks) | undefined;
+  /** The project's export and infer jobs when not files in the data dir (SERVICE_DATABASE_URL: PostgreSQL). */
+  openJobs?: ((projectId: string, with_: JobHooks) => ProjectJobs) | undefined;
+}
+
+/** What the job stores report to and run. */
+export interface JobHooks {
+  exportChanged(job: ExportJob): void;
+  runInfer(input: InferInput): Promise<IngestResult[]>;
+  inferChanged(job: InferJob<InferInput, IngestResult[]>): void;
+  logger: Logger;
+}
+
+export interface ProjectJobs {
+  exports: ExportJobStore;
+  inferJobs: InferJobStore<InferInput, IngestResult[]>;
+  /** Remove purged memories from the jobs' stored content (exports, infer results). */
+  erase?(memoryIds: readonly string[]): Promise<unknown>;
+  /** Wait for the jobs this process runs, stop looking for more. */
+  close(): Promise<void>;
 }
 
 export interface ProjectRuntime {
@@ -42,8 +61,8 @@ export interface ProjectRuntime {
   engine: MemoryEngine;
   events: ProjectEvents;
   log: ProjectEventLog;
-  exports: ExportJobs;
-  inferJobs: InferJobs<InferInput, IngestResult[]>;
+  exports: ExportJobStore;
+  inferJobs: InferJobStore<InferInput, IngestResult[]>;
   extractor: Extractor;
   webhooks: ProjectWebhooks;
   telemetry: TelemetryStore;
@@ -69,13 +88,20 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     opened.unshift(log);
     const events = new ProjectEvents(log, engine, path.join(o.dir, 'events'));
     await events.open();
-    const exports = new ExportJobs(path.join(o.dir, 'exports'), (job) => events.exportChanged(job));
-    events.reconcileExports(exports.list());
-    const inferJobs = new InferJobs<InferInput, IngestResult[]>(
-      path.join(o.dir, 'jobs'),
-      (input) => inferMemories(engine, o.extractor, input),
-      (job) => events.inferChanged(job),
-    );
+    const hooks: JobHooks = {
+      exportChanged: (job) => events.exportChanged(job),
+      runInfer: (input) => inferMemories(engine, o.extractor, input),
+      inferChanged: (job) => events.inferChanged(job),
+      logger: logger.child('jobs'),
+    };
+    const jobs = o.openJobs ? o.openJobs(o.projectId, hooks) : fileJobs(o.dir, hooks, events);
+    const { exports, inferJobs } = jobs;
+    if (jobs.erase) {
+      const erase = jobs.erase.bind(jobs);
+      engine.onPurge(async (ids, phase) => {
+        if (phase === 'after') await erase(ids);
+      });
+    }
     const webhooks = o.openWebhooks ? o.openWebhooks(o.projectId, log) : await openFileWebhooks(path.join(o.dir, 'webhooks'), log, { ...o.webhooks, logger: logger.child('webhooks') });
     opened.unshift(webhooks);
     const telemetry = new TelemetryStore(path.join(o.dir, 'telemetry.json'));
@@ -92,8 +118,7 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       entities: new EntityIndex(engine),
       close: async () => {
         await webhooks.close();
-        await exports.idle();
-        await inferJobs.idle();
+        await jobs.close();
         await engine.close();
         await log.close();
         telemetry.flush();
@@ -119,4 +144,19 @@ async function openFileWebhooks(dir: string, log: ProjectEventLog, opts: Dispatc
     throw err;
   }
   return new FileWebhooks(store, outbox, dispatcher, log);
+}
+
+/** The embedded jobs of a project: `exports/` and `jobs/` in its directory. */
+function fileJobs(dir: string, hooks: JobHooks, events: ProjectEvents): ProjectJobs {
+  const exports = new ExportJobs(path.join(dir, 'exports'), hooks.exportChanged);
+  events.reconcileExports(exports.list());
+  const inferJobs = new InferJobs<InferInput, IngestResult[]>(path.join(dir, 'jobs'), hooks.runInfer, hooks.inferChanged);
+  return {
+    exports,
+    inferJobs,
+    close: async () => {
+      await exports.idle();
+      await inferJobs.idle();
+    },
+  };
 }

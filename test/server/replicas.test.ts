@@ -4,7 +4,8 @@
  * search on B at once, concurrent edits of one memory never store two versions under one number,
  * the rate limit is one bucket for both, the event feed is one gap-free sequence read the same
  * through both, a webhook sends each event once whichever replica took the write, a webhook
- * managed through A is the same webhook on B, and kill -9 of a replica mid-write loses nothing it
+ * managed through A is the same webhook on B, an export or infer job accepted by A answers on B
+ * (a purge erases from the export), and kill -9 of a replica mid-write loses nothing it
  * acknowledged.
  */
 import assert from 'node:assert/strict';
@@ -257,6 +258,54 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
     } finally {
       await r.close();
     }
+  });
+
+  it('serves an export started on A from B (status and download), and erases a purged memory from it', async () => {
+    const key = await fresh();
+    const added: Reply[] = [];
+    for (let i = 0; i < 6; i++) added.push(await call(i % 2 ? b.url : a.url, key, 'POST', '/v1/memories', { user_id: 'export', content: `exported note ${i} about the release train` }));
+    for (const x of added) assert.equal(x.status, 201, x.text);
+    const job = await call(a.url, key, 'POST', '/v1/exports', {});
+    assert.equal(job.status, 202, job.text);
+    const id = job.json.export_id as string;
+    const done = await eventually(async () => {
+      const j = await call(b.url, key, 'GET', `/v1/exports/${id}`);
+      assert.equal(j.status, 200, j.text);
+      return j.json.status === 'SUCCEEDED' ? j.json : null;
+    }, 10_000, 'the export, seen through B');
+    const download = async (via: Replica): Promise<string> => {
+      const d = await call(via.url, key, 'GET', `/v1/exports/${id}/download`);
+      assert.equal(d.status, 200, d.text);
+      assert.equal(Number(d.headers.get('content-length')), Buffer.byteLength(d.text), 'Content-Length is the body');
+      return d.text;
+    };
+    const viaB = await download(b);
+    assert.equal(viaB, await download(a), 'the same file through both');
+    const lines = viaB.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, done.count);
+    for (const x of added) assert.ok(lines.some((l) => l.memory_id === x.json.memory_id), `${x.json.memory_id} exported`);
+    // A purge through B erases the memory from the stored export too.
+    const gone = added[0]!.json.memory_id as string;
+    const purge = await call(b.url, key, 'DELETE', `/v1/memories/${gone}?purge=true`);
+    assert.equal(purge.status, 200, purge.text);
+    const after = await download(a);
+    assert.ok(!after.includes(gone), 'the purged memory is no longer in the export');
+    assert.equal(after.trim().split('\n').length, lines.length - lines.filter((l) => l.memory_id === gone).length);
+    assert.equal((await call(a.url, key, 'GET', `/v1/exports/${id}`)).json.bytes, Buffer.byteLength(after));
+  });
+
+  it('answers a queued infer job accepted by A on B', async () => {
+    const key = await fresh();
+    const r = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'infer', infer: true, async: true, messages: [{ role: 'user', content: 'Never deploy the billing service on Fridays; that is a hard rule.' }] });
+    assert.equal(r.status, 202, r.text);
+    const job = await eventually(async () => {
+      const j = await call(b.url, key, 'GET', `/v1/jobs/${r.json.job_id}`);
+      assert.equal(j.status, 200, j.text);
+      return j.json.status === 'SUCCEEDED' || j.json.status === 'FAILED' ? j.json : null;
+    }, 15_000, 'the job, seen through B');
+    assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
+    assert.match(job.results[0].content, /Fridays/);
+    assert.equal(job.input, undefined, 'the stored request is never shown');
   });
 
   it('loses nothing acknowledged when a replica is killed with SIGKILL mid-write', async () => {
