@@ -76,6 +76,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     openEventLog: pgb?.openEventLog,
     openWebhooks: pgb?.openWebhooks,
     openJobs: pgb?.openJobs,
+    openTelemetry: pgb?.openTelemetry,
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.
   await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));

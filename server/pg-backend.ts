@@ -13,6 +13,7 @@ import { PgInferJobs } from './pg-infer-jobs.js';
 import { PgIdempotencyStore } from './pg-idempotency.js';
 import { PgRateLimiter } from './pg-rate-limit.js';
 import { migrateServer } from './pg-state.js';
+import { PgTelemetryStore } from './pg-telemetry.js';
 import { PgTenancyStore } from './pg-tenancy.js';
 import { PgWebhookDispatcher } from './pg-webhook-dispatcher.js';
 import { fanOutDeliveries, PgWebhooks } from './pg-webhooks.js';
@@ -40,6 +41,7 @@ export interface PgBackend {
   openEventLog(projectId: string): Promise<PgEventLog>;
   openWebhooks(projectId: string, log: ProjectEventLog): PgWebhooks;
   openJobs(projectId: string, hooks: JobHooks): PgProjectJobs;
+  openTelemetry(projectId: string): PgTelemetryStore;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
       openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
       openEventLog: (projectId) => PgEventLog.open(db, projectId, fanOut),
       openWebhooks: (projectId, log) => new PgWebhooks(db, projectId, log, dispatcher),
+      openTelemetry: (projectId) => new PgTelemetryStore(db, projectId),
       openJobs: (projectId, hooks) => {
         const exports = new PgExportJobs(db, projectId, hooks.exportChanged);
         const inferJobs = new PgInferJobs<InferInput, IngestResult[]>(db, projectId, hooks.runInfer, hooks.inferChanged, hooks.logger);

@@ -1,6 +1,6 @@
 /**
  * The server's own tables in PostgreSQL (beside the memory store's): the tenancy document, key
- * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds, the webhooks with their deliveries, and export and infer jobs, all shared by every replica. Versioned
+ * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds, the webhooks with their deliveries, export and infer jobs, telemetry counts and the LLM token ledger, all shared by every replica. Versioned
  * like the store's schema (engine `migrate`), run at start.
  */
 import { migrate, type SqlClient } from '../engine/index.js';
@@ -111,6 +111,22 @@ export const SERVER_MIGRATIONS: readonly string[] = [
      lease_until_ms float8
    );
    CREATE INDEX ms_infer_jobs_open ON ms_infer_jobs (project_id) WHERE status IN ('PENDING', 'RUNNING');`,
+  // Telemetry counts (PgTelemetryStore) and the LLM extractor's daily token ledger (PgTokenLedger).
+  `CREATE TABLE ms_telemetry (project_id text PRIMARY KEY, since text NOT NULL, events_total bigint NOT NULL);
+   CREATE TABLE ms_telemetry_events (
+     project_id text NOT NULL,
+     event text NOT NULL,
+     plugin_version text NOT NULL,
+     error_class text NOT NULL,
+     count bigint NOT NULL,
+     dur_count bigint NOT NULL,
+     dur_total_ms float8 NOT NULL,
+     dur_max_ms float8 NOT NULL,
+     PRIMARY KEY (project_id, event, plugin_version, error_class)
+   );
+   CREATE TABLE ms_telemetry_runtimes (project_id text NOT NULL, os text NOT NULL, arch text NOT NULL, node_major int NOT NULL, count bigint NOT NULL, PRIMARY KEY (project_id, os, arch, node_major));
+   CREATE TABLE ms_telemetry_installs (project_id text NOT NULL, hash text NOT NULL, PRIMARY KEY (project_id, hash));
+   CREATE TABLE ms_llm_usage (day text PRIMARY KEY, used bigint NOT NULL, calls bigint NOT NULL);`,
 ];
 
 export async function migrateServer(db: SqlClient): Promise<void> {

@@ -12,7 +12,7 @@ import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extr
 import { EntityIndex } from './entities.js';
 import { EventLog, type ProjectEventLog } from './event-log.js';
 import { ProjectEvents } from './project-events.js';
-import { TelemetryStore } from './telemetry.js';
+import { TelemetryStore, type TelemetryCounts } from './telemetry.js';
 import { WebhookDispatcher, type DispatcherOptions } from './webhook-dispatcher.js';
 import { DeliveryOutbox } from './webhook-outbox.js';
 import { FileWebhooks, type ProjectWebhooks } from './webhook-registry.js';
@@ -37,6 +37,8 @@ export interface ProjectOptions {
   openWebhooks?: ((projectId: string, log: ProjectEventLog) => ProjectWebhooks) | undefined;
   /** The project's export and infer jobs when not files in the data dir (SERVICE_DATABASE_URL: PostgreSQL). */
   openJobs?: ((projectId: string, with_: JobHooks) => ProjectJobs) | undefined;
+  /** The project's telemetry counts when not `telemetry.json` (SERVICE_DATABASE_URL: PostgreSQL). */
+  openTelemetry?: ((projectId: string) => TelemetryCounts) | undefined;
 }
 
 /** What the job stores report to and run. */
@@ -65,7 +67,7 @@ export interface ProjectRuntime {
   inferJobs: InferJobStore<InferInput, IngestResult[]>;
   extractor: Extractor;
   webhooks: ProjectWebhooks;
-  telemetry: TelemetryStore;
+  telemetry: TelemetryCounts;
   entities: EntityIndex;
   close(): Promise<void>;
 }
@@ -104,7 +106,7 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     }
     const webhooks = o.openWebhooks ? o.openWebhooks(o.projectId, log) : await openFileWebhooks(path.join(o.dir, 'webhooks'), log, { ...o.webhooks, logger: logger.child('webhooks') });
     opened.unshift(webhooks);
-    const telemetry = new TelemetryStore(path.join(o.dir, 'telemetry.json'));
+    const telemetry = o.openTelemetry ? o.openTelemetry(o.projectId) : new TelemetryStore(path.join(o.dir, 'telemetry.json'));
     return {
       projectId: o.projectId,
       engine,

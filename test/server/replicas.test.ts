@@ -5,11 +5,12 @@
  * the rate limit is one bucket for both, the event feed is one gap-free sequence read the same
  * through both, a webhook sends each event once whichever replica took the write, a webhook
  * managed through A is the same webhook on B, an export or infer job accepted by A answers on B
- * (a purge erases from the export), and kill -9 of a replica mid-write loses nothing it
+ * (a purge erases from the export), telemetry taken by both adds up, and kill -9 of a replica mid-write loses nothing it
  * acknowledged.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../helpers/errors.js';
@@ -306,6 +307,24 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
     assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
     assert.match(job.results[0].content, /Fridays/);
     assert.equal(job.input, undefined, 'the stored request is never shown');
+  });
+
+  it('adds telemetry taken by both replicas into one set of counts', async () => {
+    const key = await fresh();
+    const before = (await call(a.url, admin, 'GET', '/v1/telemetry/summary')).json;
+    const installs = Array.from({ length: 3 }, () => randomUUID());
+    const batch = (i: number) => ({
+      events: Array.from({ length: 5 }, (_, j) => ({ event: 'replica.check', plugin_version: '9.9.9', runtime: { node: 'v20.11.1', os: 'linux', arch: 'x64' }, duration_ms: i * 5 + j, install_id: installs[(i + j) % 3]! })),
+    });
+    const sent = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i % 2 ? b.url : a.url, key, 'POST', '/v1/telemetry', batch(i))));
+    for (const r of sent) assert.equal(r.status, 202, r.text);
+    const [viaA, viaB] = [(await call(a.url, admin, 'GET', '/v1/telemetry/summary')).json, (await call(b.url, admin, 'GET', '/v1/telemetry/summary')).json];
+    assert.deepEqual(viaA, viaB, 'one set of counts through both');
+    assert.equal(viaA.events_total, before.events_total + 40);
+    assert.equal(viaA.installs, before.installs + 3);
+    const mine = viaA.by_event.find((e: { event: string }) => e.event === 'replica.check');
+    assert.equal(mine.count, 40);
+    assert.deepEqual(mine.duration_ms, { count: 40, mean: 19.5, max: 39 });
   });
 
   it('loses nothing acknowledged when a replica is killed with SIGKILL mid-write', async () => {
