@@ -66,7 +66,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
   const projects = new ProjectRegistry({
     dataDir: opts.dataDir,
     embedder,
-    extractor: extractorFor(cfg, opts.dataDir, embedder, logger),
+    extractor: extractorFor(cfg, opts.dataDir, embedder, logger, pgb?.tokenLedger),
     logger,
     maxContentChars: cfg.maxContentChars,
     maxMetadataBytes: cfg.maxMetadataBytes,

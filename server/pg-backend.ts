@@ -14,6 +14,7 @@ import { PgIdempotencyStore } from './pg-idempotency.js';
 import { PgRateLimiter } from './pg-rate-limit.js';
 import { migrateServer } from './pg-state.js';
 import { PgTelemetryStore } from './pg-telemetry.js';
+import { PgTokenLedger } from './pg-token-ledger.js';
 import { PgTenancyStore } from './pg-tenancy.js';
 import { PgWebhookDispatcher } from './pg-webhook-dispatcher.js';
 import { fanOutDeliveries, PgWebhooks } from './pg-webhooks.js';
@@ -37,6 +38,8 @@ export interface PgBackend {
   limiter: PgRateLimiter;
   idempotency: PgIdempotencyStore;
   vectorPath: VectorPath;
+  /** The LLM extractor's daily token use, one budget for all replicas. */
+  tokenLedger: PgTokenLedger;
   openStore(projectId: string, dim: number, logger: Logger): MemoryStore;
   openEventLog(projectId: string): Promise<PgEventLog>;
   openWebhooks(projectId: string, log: ProjectEventLog): PgWebhooks;
@@ -101,6 +104,7 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
       limiter: new PgRateLimiter(db, o.rateLimitPerMinute),
       idempotency: new PgIdempotencyStore(db),
       vectorPath,
+      tokenLedger: new PgTokenLedger(db),
       openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
       openEventLog: (projectId) => PgEventLog.open(db, projectId, fanOut),
       openWebhooks: (projectId, log) => new PgWebhooks(db, projectId, log, dispatcher),
