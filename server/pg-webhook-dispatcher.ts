@@ -17,7 +17,7 @@ import os from 'node:os';
 import { uuidv7, type SqlClient } from '../engine/index.js';
 import { deliveryOf, DELIVERY_CHANNEL, DELIVERY_COLS, type DeliveryRow } from './pg-webhooks.js';
 import { DB_NOW_MS } from './pg-state.js';
-import { CONCURRENCY, WebhookSender, type DispatcherOptions } from './webhook-send.js';
+import { CONCURRENCY, InFlight, WebhookSender, type DispatcherOptions } from './webhook-send.js';
 import { KEPT_PER_WEBHOOK, type Delivery } from './webhook-outbox.js';
 import type { Webhook } from './webhook-store.js';
 
@@ -38,8 +38,7 @@ export class PgWebhookDispatcher {
   private readonly sender: WebhookSender;
   private readonly pollMs: number;
   private readonly leaseMs: number;
-  private readonly inflight = new Map<string, AbortController>();
-  private readonly running = new Set<Promise<void>>();
+  private readonly inflight: InFlight;
   private readonly timers = new Set<NodeJS.Timeout>();
   private ticking: Promise<void> | null = null;
   private again = false;
@@ -51,6 +50,7 @@ export class PgWebhookDispatcher {
     private readonly opts: PgDispatcherOptions,
   ) {
     this.sender = new WebhookSender(opts);
+    this.inflight = new InFlight(opts.logger, () => this.kick());
     this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
     this.leaseMs = opts.leaseMs ?? opts.timeoutMs * 2 + 5000;
   }
@@ -137,16 +137,7 @@ export class PgWebhookDispatcher {
   }
 
   private launch(row: DeliveryRow): void {
-    const ac = new AbortController();
-    this.inflight.set(row.delivery_id, ac);
-    const p = this.deliver(row, ac.signal)
-      .catch((err: unknown) => this.opts.logger.error('webhook delivery failed unexpectedly', { err, delivery_id: row.delivery_id }))
-      .finally(() => {
-        this.inflight.delete(row.delivery_id);
-        this.running.delete(p);
-        this.kick();
-      });
-    this.running.add(p);
+    this.inflight.start(row.delivery_id, (signal) => this.deliver(row, signal));
   }
 
   private async deliver(row: DeliveryRow, signal: AbortSignal): Promise<void> {
@@ -219,8 +210,7 @@ export class PgWebhookDispatcher {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await this.ticking;
-    for (const ac of this.inflight.values()) ac.abort();
-    await Promise.all([...this.running]);
+    await this.inflight.abortAll();
     await this.unlisten?.();
     await this.sender.close();
   }

@@ -24,18 +24,8 @@ export const DELIVERY_CHANNEL = 'ms_deliveries';
 
 const HOOK_COLS = 'webhook_id, url, events, description, active, secret, member_id, from_seq, created_at, updated_at';
 
-interface HookRow {
-  webhook_id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  active: boolean;
-  secret: string;
-  member_id: string;
-  from_seq: string | number;
-  created_at: string;
-  updated_at: string;
-}
+/** A row of ms_webhooks (bigint arrives as a string from drivers that keep its precision). */
+type HookRow = Omit<Webhook, 'from_seq'> & { from_seq: string | number };
 
 function hookOf(r: HookRow): Webhook {
   return { ...r, events: [...r.events], from_seq: Number(r.from_seq) };

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../engine/index.js';
 import type { EventEntry, ProjectEventLog } from './event-log.js';
 import { matchesPatterns, visibleTo } from './event-types.js';
-import { CONCURRENCY, MAX_RETRY_DELAY_MS, WebhookSender, type DispatcherOptions } from './webhook-send.js';
+import { CONCURRENCY, InFlight, MAX_RETRY_DELAY_MS, WebhookSender, type DispatcherOptions } from './webhook-send.js';
 import type { Attempt, Delivery, DeliveryOutbox } from './webhook-outbox.js';
 import type { Webhook, WebhookStore } from './webhook-store.js';
 
@@ -19,8 +19,7 @@ export type { DispatcherOptions } from './webhook-send.js';
 
 export class WebhookDispatcher {
   private readonly sender: WebhookSender;
-  private readonly inflight = new Map<string, AbortController>();
-  private readonly running = new Set<Promise<void>>();
+  private readonly inflight: InFlight;
   private timer: NodeJS.Timeout | null = null;
   private tickQueued = false;
   private fanChain: Promise<void> = Promise.resolve();
@@ -33,6 +32,7 @@ export class WebhookDispatcher {
     private readonly opts: DispatcherOptions,
   ) {
     this.sender = new WebhookSender(opts);
+    this.inflight = new InFlight(opts.logger, () => this.kick());
   }
 
   /** Resume: fan out events recorded after the outbox's cursor, follow new ones, send what is due. */
@@ -101,16 +101,7 @@ export class WebhookDispatcher {
   private launch(d: Delivery): void {
     const hook = this.hooks.get(d.webhook_id);
     if (!hook) return;
-    const ac = new AbortController();
-    this.inflight.set(d.delivery_id, ac);
-    const p = this.deliver(hook, d, ac.signal)
-      .catch((err: unknown) => this.opts.logger.error('webhook delivery failed unexpectedly', { err, delivery_id: d.delivery_id }))
-      .finally(() => {
-        this.inflight.delete(d.delivery_id);
-        this.running.delete(p);
-        this.kick();
-      });
-    this.running.add(p);
+    this.inflight.start(d.delivery_id, (signal) => this.deliver(hook, d, signal));
   }
 
   private async deliver(hook: Webhook, d: Delivery, signal: AbortSignal): Promise<void> {
@@ -147,8 +138,7 @@ export class WebhookDispatcher {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const ac of this.inflight.values()) ac.abort();
-    await Promise.all([...this.running]);
+    await this.inflight.abortAll();
     await this.fanChain;
     await this.sender.close();
   }

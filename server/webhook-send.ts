@@ -36,6 +36,45 @@ export type SentAttempt = Attempt & { retryAfterMs?: number };
 /** What to do after an attempt: finish the delivery, or try again after `delay` ms. */
 export type Verdict = { finish: 'SUCCEEDED' | 'FAILED' } | { retryInMs: number };
 
+/** Deliveries being sent, each abortable (shutdown), with a callback when one ends. */
+export class InFlight {
+  private readonly aborts = new Map<string, AbortController>();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly ended: () => void,
+  ) {}
+
+  get size(): number {
+    return this.aborts.size;
+  }
+
+  has(deliveryId: string): boolean {
+    return this.aborts.has(deliveryId);
+  }
+
+  /** Send one delivery (`work` gets the signal that shutdown aborts); an error is logged. */
+  start(deliveryId: string, work: (signal: AbortSignal) => Promise<void>): void {
+    const ac = new AbortController();
+    this.aborts.set(deliveryId, ac);
+    const p = work(ac.signal)
+      .catch((err: unknown) => this.logger.error('webhook delivery failed unexpectedly', { err, delivery_id: deliveryId }))
+      .finally(() => {
+        this.aborts.delete(deliveryId);
+        this.running.delete(p);
+        this.ended();
+      });
+    this.running.add(p);
+  }
+
+  /** Abort every attempt in flight and wait for them to end. */
+  async abortAll(): Promise<void> {
+    for (const ac of this.aborts.values()) ac.abort();
+    await Promise.all([...this.running]);
+  }
+}
+
 export class WebhookSender {
   readonly agent: Agent;
 
