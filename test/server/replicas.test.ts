@@ -4,7 +4,8 @@
  * search on B at once, concurrent edits of one memory never store two versions under one number,
  * the rate limit is one bucket for both, the event feed is one gap-free sequence read the same
  * through both, a webhook sends each event once whichever replica took the write, a webhook
- * managed through A is the same webhook on B, an export or infer job accepted by A answers on B
+ * managed through A is the same webhook on B, a delivery whose replica was killed mid-attempt is
+ * sent again by the other once its lease expires, an export or infer job accepted by A answers on B
  * (a purge erases from the export), telemetry taken by both adds up, and kill -9 of a replica mid-write loses nothing it
  * acknowledged.
  */
@@ -13,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { eventually } from '../helpers/errors.js';
 import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -41,6 +43,9 @@ function serve(dataDir: string, databaseUrl: string): Promise<Replica> {
       SERVICE_LOG_LEVEL: 'warn',
       SERVICE_WEBHOOK_ALLOW_PRIVATE: 'true',
       SERVICE_WEBHOOK_RETRY_BASE_MS: '100',
+      // A claim's lease is twice this plus 5 s: 11 s before a dead replica's delivery is retried
+      // (long enough that the hanging attempt is killed before it times out, even on a busy machine).
+      SERVICE_WEBHOOK_TIMEOUT_MS: '3000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -66,6 +71,7 @@ async function stop(r: Replica | undefined): Promise<void> {
 
 describe('two server replicas on one PostgreSQL', { skip }, () => {
   let db: string;
+  let root: string;
   let a: Replica;
   let b: Replica;
   let admin: string;
@@ -74,7 +80,7 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
 
   before(async () => {
     db = await (await cluster()).createDatabase();
-    const root = tempDir('replicas-');
+    root = tempDir('replicas-');
     [a, b] = await Promise.all([serve(path.join(root, 'a'), db), serve(path.join(root, 'b'), db)]);
     // Both started on an empty database at once: exactly one of them created the first key.
     const keys = [a.out, b.out].map((o) => /^\s+(msk_\S+)\s*$/m.exec(o)?.[1]).filter((k): k is string => !!k);
@@ -325,6 +331,53 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
     const mine = viaA.by_event.find((e: { event: string }) => e.event === 'replica.check');
     assert.equal(mine.count, 40);
     assert.deepEqual(mine.duration_ms, { count: 40, mean: 19.5, max: 39 });
+  });
+
+  it('retries on the other replica a delivery whose replica was killed mid-attempt, once its lease expires', async () => {
+    const key = await fresh();
+    const r = await startReceiver();
+    r.script = [0]; // the first attempt hangs: its sender is killed while waiting
+    const sql = new pg.Client({ connectionString: db });
+    await sql.connect();
+    try {
+      const h = await call(a.url, admin, 'POST', '/v1/webhooks', { url: r.url, events: ['memory.added'] });
+      assert.equal(h.status, 201, h.text);
+      r.secret = h.json.secret;
+      const m = await call(b.url, key, 'POST', '/v1/memories', { user_id: 'lease', content: 'delivered although its first sender died' });
+      assert.equal(m.status, 201, m.text);
+      await eventually(async () => r.received.length === 1, 10_000, 'the first attempt');
+      const owner = (await sql.query(`SELECT lease_owner FROM ms_deliveries WHERE webhook_id = $1`, [h.json.webhook_id])).rows[0]?.lease_owner as string;
+      const pid = Number(owner.split(':')[1]);
+      const victim = [a, b].find((x) => x.child.pid === pid);
+      assert.ok(victim, `the lease is held by one of the replicas: ${owner}`);
+      const survivor = victim === a ? b : a;
+      const gone = new Promise((res) => victim.child.once('exit', res));
+      victim.child.kill('SIGKILL');
+      await gone;
+      const killedAt = Date.now();
+      await eventually(async () => r.received.length === 2, 30_000, 'the retry by the other replica');
+      assert.ok(Date.now() - killedAt >= 6000, 'not before the dead replica’s lease expired');
+      assert.equal(r.received[1]!.json.event_id, r.received[0]!.json.event_id, 'the same event again: receivers dedupe by event_id');
+      assert.equal(r.received[1]!.headers['x-memory-delivery'], r.received[0]!.headers['x-memory-delivery']);
+      assert.ok(r.received[1]!.valid);
+      const d = await eventually(async () => {
+        const list = await call(survivor.url, admin, 'GET', `/v1/webhooks/${h.json.webhook_id}/deliveries`);
+        return list.json.results[0]?.status === 'SUCCEEDED' ? list.json.results[0] : null;
+      }, 5000, 'the delivery recorded');
+      assert.deepEqual(
+        d.attempts.map((x: { status_code: number | null }) => x.status_code),
+        [200],
+        'the killed attempt was never recorded',
+      );
+      // Bring the killed replica back for the tests after this one.
+      const again = await serve(path.join(root, victim === a ? 'a' : 'b'), db);
+      if (victim === a) a = again;
+      else b = again;
+      assert.equal((await call(survivor.url, admin, 'DELETE', `/v1/webhooks/${h.json.webhook_id}`)).status, 200);
+    } finally {
+      await sql.end();
+      await r.close();
+    }
   });
 
   it('loses nothing acknowledged when a replica is killed with SIGKILL mid-write', async () => {
