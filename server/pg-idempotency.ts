@@ -23,7 +23,8 @@ export class PgIdempotencyStore extends IdempotencyStore {
     if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
       throw httpError('INVALID_REQUEST', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`, { header: 'Idempotency-Key' });
     }
-    const id = `${scope}\u0000${key}`;
+    // Not the in-memory store's NUL separator: PostgreSQL text cannot hold NUL (every keyed request failed with 500).
+    const id = JSON.stringify([scope, key]);
     const fingerprint = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
     if (++this.calls % 1000 === 0) void this.db.query(`DELETE FROM ms_idempotency WHERE expires_ms <= ${DB_NOW_MS}`).catch(() => {});
     const deadline = Date.now() + CLAIM_MS + 5_000;
