@@ -4,8 +4,8 @@
  */
 import type { Response } from 'express';
 import type { Extractor, IngestResult, MemoryEngine, MemoryFilter, PlannedRow } from '../engine/index.js';
-import type { ExportJobs } from './export-jobs.js';
-import type { InferJobs } from './infer-jobs.js';
+import type { ExportJobStore } from './export-jobs.js';
+import type { InferJobStore } from './infer-jobs.js';
 import type { InferInput } from './infer.js';
 import { httpError } from './http-error.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -25,12 +25,12 @@ export interface ApiContext {
   ownerId: string | null;
   /** Used when a write omits user_id (the daemon's configured user); null = user_id required. */
   defaultUserId: string | null;
-  exports: ExportJobs;
+  exports: ExportJobStore;
   idempotency: IdempotencyStore;
   /** Turns `messages` into memory candidates for `infer: true` adds. */
   extractor: Extractor;
   /** Runs `infer` adds queued with `async: true`; absent where the host only runs them inline. */
-  inferJobs?: InferJobs<InferInput, IngestResult[]>;
+  inferJobs?: InferJobStore<InferInput, IngestResult[]>;
   /** Rewrite (or refuse, by throwing) each imported row: tenancy rules of the host. */
   importRewrite?: (row: PlannedRow) => PlannedRow;
   /** Check a whole import before anything is stored (throw to refuse it): tenancy rules of the host. */

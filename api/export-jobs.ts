@@ -34,7 +34,23 @@ export interface ExportJob {
 
 export type JobListener = (job: ExportJob) => void;
 
-export class ExportJobs {
+/**
+ * Where export jobs live: `ExportJobs` (files in one directory: the daemon and the embedded
+ * server) or the server's PostgreSQL store (rows and content in the database, any replica).
+ */
+export interface ExportJobStore {
+  /** Start an export of every version visible through `filter` (tenancy) in the background. */
+  start(engine: MemoryEngine, owner: string, filter?: MemoryFilter): ExportJob | Promise<ExportJob>;
+  get(id: string): ExportJob | undefined | Promise<ExportJob | undefined>;
+  /** The NDJSON of a SUCCEEDED export (`bytes` long). */
+  content(id: string): AsyncIterable<Buffer | string>;
+  /** Wait for every export this process runs (shutdown, tests). */
+  idle(): Promise<void>;
+  /** Remove every version of these (purged) memories from finished exports; returns how many went. */
+  erase(memoryIds: readonly string[]): Promise<number>;
+}
+
+export class ExportJobs implements ExportJobStore {
   private readonly jobs = new Map<string, ExportJob>();
   private readonly running = new Set<Promise<void>>();
 
@@ -161,6 +177,10 @@ export class ExportJobs {
       this.save(job);
     }
     return removed;
+  }
+
+  content(id: string): AsyncIterable<Buffer> {
+    return fs.createReadStream(this.file(id));
   }
 
   /** Wait for every running export (shutdown, tests). */

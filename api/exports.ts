@@ -1,5 +1,6 @@
 /** /v1/exports and /v1/imports: lossless NDJSON of every version. */
-import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import express, { Router } from 'express';
 import { parseImportLine, type PlannedRow } from '../engine/index.js';
 import { ctxOf, requirePermission } from './context.js';
@@ -12,7 +13,7 @@ const NDJSON_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/
 export function exportsRouter(opts: { importLimitBytes: number }): Router {
   const r = Router();
 
-  r.post('/exports', (req, res) => {
+  r.post('/exports', async (req, res) => {
     const ctx = ctxOf(res);
     requirePermission(ctx, 'read');
     noQueryParams(req.query as Record<string, unknown>);
@@ -20,30 +21,30 @@ export function exportsRouter(opts: { importLimitBytes: number }): Router {
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length > 0)) {
       throw httpError('VALIDATION_FAILED', 'POST /v1/exports takes an empty JSON object: it exports every version you can read');
     }
-    const job = ctx.exports.start(ctx.engine, ctx.principal, ctx.readFilter);
+    const job = await ctx.exports.start(ctx.engine, ctx.principal, ctx.readFilter);
     res.status(202).json(jobJson(job, req.baseUrl));
   });
 
-  r.get('/exports/:id', (req, res) => {
+  r.get('/exports/:id', async (req, res) => {
     const ctx = ctxOf(res);
     requirePermission(ctx, 'read');
     const id = requireUuid(String(req.params.id), 'export id');
-    const job = ctx.exports.get(id);
+    const job = await ctx.exports.get(id);
     if (!job || job.owner !== ctx.principal) throw httpError('NOT_FOUND', `export ${id} was not found`, { id });
     res.json(jobJson(job, req.baseUrl));
   });
 
-  r.get('/exports/:id/download', (req, res) => {
+  r.get('/exports/:id/download', async (req, res) => {
     const ctx = ctxOf(res);
     requirePermission(ctx, 'read');
     const id = requireUuid(String(req.params.id), 'export id');
-    const job = ctx.exports.get(id);
+    const job = await ctx.exports.get(id);
     if (!job || job.owner !== ctx.principal) throw httpError('NOT_FOUND', `export ${id} was not found`, { id });
     if (job.status !== 'SUCCEEDED') throw httpError('CONFLICT', `export ${id} is ${job.status}; download it once its status is SUCCEEDED`, { status: job.status });
     res.setHeader('Content-Type', 'application/x-ndjson');
     res.setHeader('Content-Disposition', `attachment; filename="memories-${id}.ndjson"`);
     res.setHeader('Content-Length', String(job.bytes));
-    fs.createReadStream(ctx.exports.file(id)).pipe(res);
+    await pipeline(Readable.from(ctx.exports.content(id)), res);
   });
 
   r.post('/imports', express.text({ type: NDJSON_TYPES, limit: opts.importLimitBytes }), async (req, res) => {

@@ -29,7 +29,18 @@ export interface InferJob<I = unknown, R = unknown> {
 
 export type InferRunner<I, R> = (input: I, owner: string) => Promise<R>;
 
-export class InferJobs<I = unknown, R = unknown> {
+/** Where queued infer adds live: `InferJobs` (files) or the server's PostgreSQL store. */
+export interface InferJobStore<I = unknown, R = unknown> {
+  /** Keep the request and queue it; returns the PENDING job. */
+  start(input: I, owner: string): InferJob<I, R> | Promise<InferJob<I, R>>;
+  get(id: string): InferJob<I, R> | undefined | Promise<InferJob<I, R> | undefined>;
+  /** Resolves once every job this process runs has finished. */
+  idle(): Promise<void>;
+  /** Take these (purged) memories out of the jobs' results; returns the ids of the jobs changed. */
+  erase(memoryIds: readonly string[]): Promise<string[]>;
+}
+
+export class InferJobs<I = unknown, R = unknown> implements InferJobStore<I, R> {
   private readonly jobs = new Map<string, InferJob<I, R>>();
   private chain: Promise<unknown> = Promise.resolve();
   /** Memories purged while this process runs: a job finishing later never records them. */

@@ -81,7 +81,7 @@ export function memoriesRouter(): Router {
         if (b.async) {
           const jobs = ctx.inferJobs;
           if (!jobs) throw httpError('INVALID_REQUEST', 'this host runs infer adds inline; send the request without async');
-          await idempotent(req, res, ctx, async () => ({ status: 202, body: jobJson(jobs.start(input, ctx.principal)) }));
+          await idempotent(req, res, ctx, async () => ({ status: 202, body: jobJson(await jobs.start(input, ctx.principal)) }));
           return;
         }
         await idempotent(req, res, ctx, async () => ({ status: 200, body: { results: await inferMemories(ctx.engine, ctx.extractor, input) } }));
@@ -107,11 +107,11 @@ export function memoriesRouter(): Router {
     });
   });
 
-  r.get('/jobs/:id', (req, res) => {
+  r.get('/jobs/:id', async (req, res) => {
     const ctx = ctxOf(res);
     requirePermission(ctx, 'read');
     const id = requireUuid(String(req.params.id), 'job id');
-    const job = ctx.inferJobs?.get(id);
+    const job = await ctx.inferJobs?.get(id);
     if (!job || job.owner !== ctx.principal) throw httpError('NOT_FOUND', `job ${id} was not found`, { id });
     res.json(jobJson(job));
   });

@@ -288,7 +288,7 @@ export const CONFIG_SCHEMA = {
     default: '',
     defaultLabel: 'unset (embedded: LanceDB and files)',
     group: 'server',
-    description: '`postgres://` URL: `service serve` keeps its memories, keys, rate limits and idempotency keys in PostgreSQL, so several replicas can share one team (docs/deploy.md).',
+    description: '`postgres://` URL: `service serve` keeps all its state (memories, keys, events, webhooks, jobs, limits, telemetry) in PostgreSQL, so several replicas can share one team (docs/deploy.md).',
   },
   webhookAllowPrivate: {
     env: 'SERVICE_WEBHOOK_ALLOW_PRIVATE',

@@ -81,7 +81,7 @@ export { subjectOf } from './extract/subject.js';
 export { termJaccard } from './text/tokenize.js';
 export { LlmExtractor } from './extract/llm-extractor.js';
 export { extractorFor, extractorInfo } from './extract/factory.js';
-export type { LlmExtractorOptions } from './extract/llm-extractor.js';
+export type { LlmExtractorOptions, TokenLedger } from './extract/llm-extractor.js';
 export { salvageLanceVersions } from './store/lance-salvage.js';
 export type { SalvageReport } from './store/lance-salvage.js';
 export { PgStore, STORE_MIGRATIONS } from './store/pg-store.js';

@@ -60,7 +60,8 @@ export async function createServer(opts: ServerOptions): Promise<MemoryServer> {
 }
 
 async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: () => void): Promise<MemoryServer> {
-  const pgb = cfg.databaseUrl ? await openPgBackend({ url: cfg.databaseUrl, dataDir: opts.dataDir, rateLimitPerMinute: cfg.rateLimitPerMinute, logger }) : null;
+  const webhooks = { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate };
+  const pgb = cfg.databaseUrl ? await openPgBackend({ url: cfg.databaseUrl, dataDir: opts.dataDir, rateLimitPerMinute: cfg.rateLimitPerMinute, webhooks, logger }) : null;
   const tenancy = pgb ? pgb.tenancy : new TenancyStore(opts.dataDir);
   const boot = pgb ? await pgb.tenancy.bootstrapShared() : tenancy.bootstrap();
   const storage = pgb ? { backend: 'postgres', vector_path: pgb.vectorPath } : { backend: 'embedded', vector_path: 'lancedb' };
@@ -71,14 +72,17 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     dataDir: opts.dataDir,
     idempotency,
     embedder,
-    extractor: extractorFor(cfg, opts.dataDir, embedder, logger),
+    extractor: extractorFor(cfg, opts.dataDir, embedder, logger, pgb?.tokenLedger),
     logger,
     maxContentChars: cfg.maxContentChars,
     maxMetadataBytes: cfg.maxMetadataBytes,
-    webhooks: { maxAttempts: cfg.webhookMaxAttempts, retryBaseMs: cfg.webhookRetryBaseMs, timeoutMs: cfg.webhookTimeoutMs, allowPrivate: cfg.webhookAllowPrivate },
+    webhooks,
     residentBudget: new ResidentBudget(cfg.residentSearchRows),
     openStore: pgb?.openStore,
     openEventLog: pgb?.openEventLog,
+    openWebhooks: pgb?.openWebhooks,
+    openJobs: pgb?.openJobs,
+    openTelemetry: pgb?.openTelemetry,
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.
   await projects.resumeWebhooks(tenancy.projects().map((p) => p.project_id));

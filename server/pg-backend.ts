@@ -1,17 +1,34 @@
 /**
  * `SERVICE_DATABASE_URL`: the pieces of the server that keep their state in PostgreSQL instead of
  * the data directory: one pool, the schema migrated at start, the project stores (PgStore, one
- * per project in shared tables), the event feeds, tenancy, rate limits and Idempotency-Keys.
+ * per project in shared tables), the event feeds, webhooks and their deliveries, tenancy, rate
+ * limits and Idempotency-Keys.
  */
-import { ensurePgvector, PgStore, pgPoolClient, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
+import type { InferInput } from '../api/index.js';
+import { ensurePgvector, PgStore, pgPoolClient, type IngestResult, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
+import type { ProjectEventLog } from './event-log.js';
 import { PgEventLog } from './pg-event-log.js';
+import { PgExportJobs } from './pg-export-jobs.js';
+import { PgInferJobs } from './pg-infer-jobs.js';
 import { PgIdempotencyStore } from './pg-idempotency.js';
 import { PgRateLimiter } from './pg-rate-limit.js';
 import { migrateServer } from './pg-state.js';
+import { PgTelemetryStore } from './pg-telemetry.js';
+import { PgTokenLedger } from './pg-token-ledger.js';
 import { PgTenancyStore } from './pg-tenancy.js';
+import { PgWebhookDispatcher } from './pg-webhook-dispatcher.js';
+import { fanOutDeliveries, PgWebhooks } from './pg-webhooks.js';
 import { TenancyStore } from './tenancy.js';
+import type { JobHooks, ProjectJobs } from './project-runtime.js';
+import type { DispatcherOptions } from './webhook-send.js';
 
 export type VectorPath = 'pgvector' | 'resident';
+
+/** A project's jobs in the database (a purge erases through their own `erase`). */
+export interface PgProjectJobs extends ProjectJobs {
+  exports: PgExportJobs;
+  inferJobs: PgInferJobs<InferInput, IngestResult[]>;
+}
 
 export interface PgBackend {
   db: SqlClient;
@@ -19,8 +36,13 @@ export interface PgBackend {
   limiter: PgRateLimiter;
   idempotency: PgIdempotencyStore;
   vectorPath: VectorPath;
+  /** The LLM extractor's daily token use, one budget for all replicas. */
+  tokenLedger: PgTokenLedger;
   openStore(projectId: string, dim: number, logger: Logger): MemoryStore;
   openEventLog(projectId: string): Promise<PgEventLog>;
+  openWebhooks(projectId: string, log: ProjectEventLog): PgWebhooks;
+  openJobs(projectId: string, hooks: JobHooks): PgProjectJobs;
+  openTelemetry(projectId: string): PgTelemetryStore;
   close(): Promise<void>;
 }
 
@@ -58,7 +80,7 @@ function checkDatabaseUrl(url: string): void {
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new Error('SERVICE_DATABASE_URL must be a postgres:// (or postgresql://) URL, e.g. postgres://user:password@db.example.com:5432/memory');
 }
 
-export async function openPgBackend(o: { url: string; dataDir: string; rateLimitPerMinute: number; logger: Logger; poolSize?: number }): Promise<PgBackend> {
+export async function openPgBackend(o: { url: string; dataDir: string; rateLimitPerMinute: number; webhooks: Omit<DispatcherOptions, 'logger'>; logger: Logger; poolSize?: number }): Promise<PgBackend> {
   checkDatabaseUrl(o.url);
   const db = pgPoolClient(o.url, { max: o.poolSize ?? 20, applicationName: 'memory-service serve' });
   try {
@@ -70,15 +92,37 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
     o.logger.info('server state in PostgreSQL', { database: redactDatabaseUrl(o.url), vector_path: vectorPath });
     if (vectorPath === 'resident') o.logger.warn('pgvector is not installed in the database: each replica serves vector search from its in-memory view (CREATE EXTENSION vector to search in the database)');
     const tenancy = await PgTenancyStore.open(db, o.dataDir);
+    // Every replica sends the deliveries of every project, claimed one at a time from the database.
+    const dispatcher = new PgWebhookDispatcher(db, { ...o.webhooks, logger: o.logger.child('webhooks') });
+    await dispatcher.start();
+    const fanOut = { inTransaction: fanOutDeliveries, committed: () => dispatcher.kick() };
     return {
       db,
       tenancy,
       limiter: new PgRateLimiter(db, o.rateLimitPerMinute),
       idempotency: new PgIdempotencyStore(db),
       vectorPath,
+      tokenLedger: new PgTokenLedger(db),
       openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
-      openEventLog: (projectId) => PgEventLog.open(db, projectId),
-      close: () => db.close(),
+      openEventLog: (projectId) => PgEventLog.open(db, projectId, fanOut),
+      openWebhooks: (projectId, log) => new PgWebhooks(db, projectId, log, dispatcher),
+      openTelemetry: (projectId) => new PgTelemetryStore(db, projectId),
+      openJobs: (projectId, hooks) => {
+        const exports = new PgExportJobs(db, projectId, hooks.exportChanged);
+        const inferJobs = new PgInferJobs<InferInput, IngestResult[]>(db, projectId, hooks.runInfer, hooks.inferChanged, hooks.logger);
+        return {
+          exports,
+          inferJobs,
+          close: async () => {
+            await exports.idle();
+            await inferJobs.close();
+          },
+        };
+      },
+      close: async () => {
+        await dispatcher.close();
+        await db.close();
+      },
     };
   } catch (err) {
     await db.close().catch(() => {});

@@ -12,6 +12,7 @@
  *   event a write through A answered before it.
  * - A memory event stands for one engine version (`engine_seq`): a version already recorded (by
  *   this replica before a restart, or by another replica catching up) is not recorded again.
+ * - The webhook deliveries of a batch are created in its transaction (`EventCommitHooks`).
  * - Version events are written in their own transaction right after the store's commit (the
  *   engine's change listener); a crash between the two is repaired when the project next opens
  *   (`ProjectEvents.open` records the versions above the first engine seq without an event).
@@ -32,6 +33,20 @@ interface MetaRow {
   redacted: boolean;
 }
 
+/** Take the project's head row (created at 0 when missing) for this transaction; returns its last seq. */
+export async function lockEventHead(tx: SqlQueryable, projectId: string): Promise<number> {
+  await tx.query(`INSERT INTO ms_event_heads (project_id, last_seq) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING`, [projectId]);
+  const head = await tx.query<{ last_seq: string | number }>(`SELECT last_seq FROM ms_event_heads WHERE project_id = $1 FOR UPDATE`, [projectId]);
+  return Number(head.rows[0]!.last_seq);
+}
+
+/** Work done in the transaction that commits a batch of events (webhook fan-out), and after it. */
+export interface EventCommitHooks {
+  /** Runs in the batch's transaction, under the head row lock; returns how many deliveries it created (`committed` follows when any). */
+  inTransaction(tx: SqlQueryable, projectId: string, events: readonly Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[]): Promise<number>;
+  committed(): void;
+}
+
 const META_COLS = 'seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, redacted';
 const SYNC_PAGE = 5000;
 
@@ -47,10 +62,11 @@ export class PgEventLog implements ProjectEventLog {
   private constructor(
     private readonly db: SqlClient,
     private readonly projectId: string,
+    private readonly hooks: EventCommitHooks | null,
   ) {}
 
-  static async open(db: SqlClient, projectId: string): Promise<PgEventLog> {
-    const log = new PgEventLog(db, projectId);
+  static async open(db: SqlClient, projectId: string, hooks: EventCommitHooks | null = null): Promise<PgEventLog> {
+    const log = new PgEventLog(db, projectId, hooks);
     await log.sync();
     // The end of the run of engine seqs 1, 2, … that all have their event: versions above it may
     // lack one (a replica died between a version's commit and its event's).
@@ -102,21 +118,22 @@ export class PgEventLog implements ProjectEventLog {
     return this.exclusive(async () => {
       const batch = this.pending.splice(0);
       if (batch.length > 0) {
+        let fannedOut = 0;
         try {
-          await this.db.transaction((tx) => this.insert(tx, batch));
+          fannedOut = await this.db.transaction((tx) => this.insert(tx, batch));
         } catch (err) {
           this.pending.unshift(...batch);
           throw err;
         }
+        if (fannedOut > 0) this.hooks?.committed();
       }
       await this.sync();
     });
   }
 
-  private async insert(tx: SqlQueryable, batch: typeof this.pending): Promise<void> {
-    await tx.query(`INSERT INTO ms_event_heads (project_id, last_seq) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING`, [this.projectId]);
-    const head = await tx.query<{ last_seq: string | number }>(`SELECT last_seq FROM ms_event_heads WHERE project_id = $1 FOR UPDATE`, [this.projectId]);
-    let seq = Number(head.rows[0]!.last_seq);
+  /** Insert a batch under the head row; returns what the commit hooks did in the transaction. */
+  private async insert(tx: SqlQueryable, batch: typeof this.pending): Promise<number> {
+    let seq = await lockEventHead(tx, this.projectId);
     const engineSeqs = batch.map((b) => b.input.engine_seq).filter((s): s is number => s !== undefined);
     const taken = new Set<number>();
     if (engineSeqs.length > 0) {
@@ -124,6 +141,7 @@ export class PgEventLog implements ProjectEventLog {
       for (const row of r.rows) taken.add(Number(row.engine_seq));
     }
     const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
+    const inserted: Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[] = [];
     for (const b of batch) {
       const i = b.input;
       if (i.engine_seq !== undefined) {
@@ -133,14 +151,16 @@ export class PgEventLog implements ProjectEventLog {
       seq++;
       const values = [seq, b.event_id, i.type, i.status, i.memory_id ?? null, i.visible_to, i.engine_seq ?? null, i.subject_id ?? null, JSON.stringify(i.data ?? null), b.created_at];
       values.forEach((v, k) => cols[k]!.push(v));
+      inserted.push({ seq, event_id: b.event_id, type: i.type, visible_to: i.visible_to });
     }
-    if (cols[0]!.length === 0) return;
+    if (cols[0]!.length === 0) return 0;
     await tx.query(
       `INSERT INTO ms_events (project_id, seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, data, created_at)
        SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::json[], $11::text[])`,
       [this.projectId, ...cols],
     );
     await tx.query(`UPDATE ms_event_heads SET last_seq = $2 WHERE project_id = $1`, [this.projectId, seq]);
+    return this.hooks ? this.hooks.inTransaction(tx, this.projectId, inserted) : 0;
   }
 
   /** Index the events committed since the last sync (by any replica), and tell the listeners. */

@@ -1,6 +1,6 @@
 /**
  * The server's own tables in PostgreSQL (beside the memory store's): the tenancy document, key
- * last-use times, rate-limit buckets, Idempotency-Keys and the event feeds, all shared by every replica. Versioned
+ * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds, the webhooks with their deliveries, export and infer jobs, telemetry counts and the LLM token ledger, all shared by every replica. Versioned
  * like the store's schema (engine `migrate`), run at start.
  */
 import { migrate, type SqlClient } from '../engine/index.js';
@@ -39,6 +39,94 @@ export const SERVER_MIGRATIONS: readonly string[] = [
    );
    CREATE UNIQUE INDEX ms_events_engine_seq ON ms_events (project_id, engine_seq) WHERE engine_seq IS NOT NULL;
    CREATE INDEX ms_events_memory ON ms_events (project_id, memory_id);`,
+  // Webhooks (PgWebhooks) and their deliveries, claimed by any replica under a lease (PgWebhookDispatcher).
+  `CREATE TABLE ms_webhooks (
+     webhook_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     url text NOT NULL,
+     events json NOT NULL,
+     description text,
+     active boolean NOT NULL,
+     secret text NOT NULL,
+     member_id text NOT NULL,
+     from_seq bigint NOT NULL,
+     created_at text NOT NULL,
+     updated_at text NOT NULL
+   );
+   CREATE INDEX ms_webhooks_project ON ms_webhooks (project_id);
+   CREATE TABLE ms_deliveries (
+     delivery_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     webhook_id text NOT NULL REFERENCES ms_webhooks (webhook_id) ON DELETE CASCADE,
+     event_id text NOT NULL,
+     event_seq bigint,
+     type text NOT NULL,
+     status text NOT NULL,
+     attempts json NOT NULL,
+     next_at_ms float8,
+     lease_owner text,
+     lease_until_ms float8,
+     created_at text NOT NULL,
+     updated_at text NOT NULL,
+     test boolean NOT NULL,
+     UNIQUE (webhook_id, event_id)
+   );
+   CREATE INDEX ms_deliveries_due ON ms_deliveries (next_at_ms) WHERE status = 'PENDING';
+   CREATE INDEX ms_deliveries_webhook ON ms_deliveries (webhook_id, delivery_id);`,
+  // Export jobs with their NDJSON (PgExportJobs) and queued infer adds (PgInferJobs).
+  `CREATE TABLE ms_export_jobs (
+     export_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     owner text NOT NULL,
+     status text NOT NULL,
+     created_at text NOT NULL,
+     started_at text,
+     finished_at text,
+     count bigint NOT NULL,
+     bytes bigint NOT NULL,
+     error text,
+     heartbeat_ms float8 NOT NULL
+   );
+   CREATE INDEX ms_export_jobs_project ON ms_export_jobs (project_id);
+   CREATE TABLE ms_export_chunks (
+     export_id text NOT NULL REFERENCES ms_export_jobs (export_id) ON DELETE CASCADE,
+     n int NOT NULL,
+     memory_ids text[] NOT NULL,
+     data text NOT NULL,
+     PRIMARY KEY (export_id, n)
+   );
+   CREATE INDEX ms_export_chunks_memory ON ms_export_chunks USING gin (memory_ids);
+   CREATE TABLE ms_infer_jobs (
+     job_id text PRIMARY KEY,
+     project_id text NOT NULL,
+     owner text NOT NULL,
+     status text NOT NULL,
+     created_at text NOT NULL,
+     started_at text,
+     finished_at text,
+     results json,
+     error text,
+     input json,
+     lease_owner text,
+     lease_until_ms float8
+   );
+   CREATE INDEX ms_infer_jobs_open ON ms_infer_jobs (project_id) WHERE status IN ('PENDING', 'RUNNING');`,
+  // Telemetry counts (PgTelemetryStore) and the LLM extractor's daily token ledger (PgTokenLedger).
+  `CREATE TABLE ms_telemetry (project_id text PRIMARY KEY, since text NOT NULL, events_total bigint NOT NULL);
+   CREATE TABLE ms_telemetry_events (
+     project_id text NOT NULL,
+     event text NOT NULL,
+     plugin_version text NOT NULL,
+     error_class text NOT NULL,
+     count bigint NOT NULL,
+     dur_count bigint NOT NULL,
+     dur_total_ms float8 NOT NULL,
+     dur_max_ms float8 NOT NULL,
+     PRIMARY KEY (project_id, event, plugin_version, error_class)
+   );
+   CREATE TABLE ms_telemetry_runtimes (project_id text NOT NULL, os text NOT NULL, arch text NOT NULL, node_major int NOT NULL, count bigint NOT NULL, PRIMARY KEY (project_id, os, arch, node_major));
+   CREATE TABLE ms_telemetry_installs (project_id text NOT NULL, hash text NOT NULL, PRIMARY KEY (project_id, hash));
+   CREATE TABLE ms_llm_usage (day text PRIMARY KEY, used bigint NOT NULL, calls bigint NOT NULL);`,
 ];
 
 export async function migrateServer(db: SqlClient): Promise<void> {

@@ -37,6 +37,7 @@ export class ProjectRegistry {
 
   /** Open the projects that have webhooks, so pending and not yet fanned-out deliveries resume at start. */
   async resumeWebhooks(projectIds: readonly string[]): Promise<void> {
+    if (this.opts.openWebhooks) return; // in the database: the server-wide dispatcher sends them
     for (const id of projectIds) {
       if (!fs.existsSync(path.join(this.projectDir(id), 'webhooks', 'webhooks.json'))) continue;
       // One damaged project must not keep the others from starting; its requests will fail with 500.

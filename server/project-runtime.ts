@@ -7,14 +7,15 @@
  * `telemetry.json`.
  */
 import path from 'node:path';
-import { ExportJobs, inferMemories, InferJobs, type IdempotencyStore, type InferInput } from '../api/index.js';
+import { ExportJobs, inferMemories, InferJobs, type ExportJob, type ExportJobStore, type IdempotencyStore, type InferInput, type InferJob, type InferJobStore } from '../api/index.js';
 import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
 import { EventLog, type ProjectEventLog } from './event-log.js';
 import { ProjectEvents } from './project-events.js';
-import { TelemetryStore } from './telemetry.js';
+import { TelemetryStore, type TelemetryCounts } from './telemetry.js';
 import { WebhookDispatcher, type DispatcherOptions } from './webhook-dispatcher.js';
 import { DeliveryOutbox } from './webhook-outbox.js';
+import { FileWebhooks, type ProjectWebhooks } from './webhook-registry.js';
 import { WebhookStore } from './webhook-store.js';
 
 export interface ProjectOptions {
@@ -34,6 +35,27 @@ export interface ProjectOptions {
   idempotency?: IdempotencyStore | undefined;
   /** The project's event feed when not the embedded file (SERVICE_DATABASE_URL: PostgreSQL). */
   openEventLog?: ((projectId: string) => Promise<ProjectEventLog>) | undefined;
+  /** The project's webhooks when not the embedded files (SERVICE_DATABASE_URL: PostgreSQL, sent by the server-wide dispatcher). */
+  openWebhooks?: ((projectId: string, log: ProjectEventLog) => ProjectWebhooks) | undefined;
+  /** The project's export and infer jobs when not files in the data dir (SERVICE_DATABASE_URL: PostgreSQL). */
+  openJobs?: ((projectId: string, with_: JobHooks) => ProjectJobs) | undefined;
+  /** The project's telemetry counts when not `telemetry.json` (SERVICE_DATABASE_URL: PostgreSQL). */
+  openTelemetry?: ((projectId: string) => TelemetryCounts) | undefined;
+}
+
+/** What the job stores report to and run. */
+export interface JobHooks {
+  exportChanged(job: ExportJob): void;
+  runInfer(input: InferInput): Promise<IngestResult[]>;
+  inferChanged(job: InferJob<InferInput, IngestResult[]>): void;
+  logger: Logger;
+}
+
+export interface ProjectJobs {
+  exports: ExportJobStore;
+  inferJobs: InferJobStore<InferInput, IngestResult[]>;
+  /** Wait for the jobs this process runs, stop looking for more. */
+  close(): Promise<void>;
 }
 
 export interface ProjectRuntime {
@@ -41,13 +63,11 @@ export interface ProjectRuntime {
   engine: MemoryEngine;
   events: ProjectEvents;
   log: ProjectEventLog;
-  exports: ExportJobs;
-  inferJobs: InferJobs<InferInput, IngestResult[]>;
+  exports: ExportJobStore;
+  inferJobs: InferJobStore<InferInput, IngestResult[]>;
   extractor: Extractor;
-  webhooks: WebhookStore;
-  outbox: DeliveryOutbox;
-  dispatcher: WebhookDispatcher;
-  telemetry: TelemetryStore;
+  webhooks: ProjectWebhooks;
+  telemetry: TelemetryCounts;
   entities: EntityIndex;
   close(): Promise<void>;
 }
@@ -70,27 +90,24 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     opened.unshift(log);
     const events = new ProjectEvents(log, engine, path.join(o.dir, 'events'));
     await events.open();
-    const exports = new ExportJobs(path.join(o.dir, 'exports'), (job) => events.exportChanged(job));
-    events.reconcileExports(exports.list());
-    const inferJobs = new InferJobs<InferInput, IngestResult[]>(
-      path.join(o.dir, 'jobs'),
-      (input) => inferMemories(engine, o.extractor, input),
-      (job) => events.inferChanged(job),
-    );
-    // A purge erases the memory from finished export files and infer results too (and the
-    // events that carried them); a purge a crash interrupted is completed here.
+    const hooks: JobHooks = {
+      exportChanged: (job) => events.exportChanged(job),
+      runInfer: (input) => inferMemories(engine, o.extractor, input),
+      inferChanged: (job) => events.inferChanged(job),
+      logger: logger.child('jobs'),
+    };
+    const jobs = o.openJobs ? o.openJobs(o.projectId, hooks) : fileJobs(o.dir, hooks, events);
+    const { exports, inferJobs } = jobs;
+    // A purge erases the memory from finished exports and infer results too (and the events that
+    // carried them); a purge a crash interrupted is completed here.
     await events.eraseWith(async (ids) => {
       await exports.erase(ids);
       await o.idempotency?.erase(ids);
       return new Set(await inferJobs.erase(ids));
     });
-    const webhooks = new WebhookStore(path.join(o.dir, 'webhooks'));
-    const outbox = await DeliveryOutbox.open(path.join(o.dir, 'webhooks'));
-    opened.unshift(outbox);
-    const dispatcher = new WebhookDispatcher(webhooks, outbox, log, { ...o.webhooks, logger: logger.child('webhooks') });
-    opened.unshift(dispatcher);
-    await dispatcher.start();
-    const telemetry = new TelemetryStore(path.join(o.dir, 'telemetry.json'));
+    const webhooks = o.openWebhooks ? o.openWebhooks(o.projectId, log) : await openFileWebhooks(path.join(o.dir, 'webhooks'), log, { ...o.webhooks, logger: logger.child('webhooks') });
+    opened.unshift(webhooks);
+    const telemetry = o.openTelemetry ? o.openTelemetry(o.projectId) : new TelemetryStore(path.join(o.dir, 'telemetry.json'));
     return {
       projectId: o.projectId,
       engine,
@@ -100,17 +117,13 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
       inferJobs,
       extractor: o.extractor,
       webhooks,
-      outbox,
-      dispatcher,
       telemetry,
       entities: new EntityIndex(engine),
       close: async () => {
-        await dispatcher.close();
-        await exports.idle();
-        await inferJobs.idle();
+        await webhooks.close();
+        await jobs.close();
         await engine.close();
         await log.close();
-        await outbox.close();
         telemetry.flush();
       },
     };
@@ -119,4 +132,34 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     for (const r of opened) await r.close().catch(() => {});
     throw err;
   }
+}
+
+/** The embedded webhooks of a project: registry and outbox in `webhooks/`, sent by this process. */
+async function openFileWebhooks(dir: string, log: ProjectEventLog, opts: DispatcherOptions): Promise<FileWebhooks> {
+  const store = new WebhookStore(dir);
+  const outbox = await DeliveryOutbox.open(dir);
+  const dispatcher = new WebhookDispatcher(store, outbox, log, opts);
+  try {
+    await dispatcher.start();
+  } catch (err) {
+    await dispatcher.close().catch(() => {});
+    await outbox.close().catch(() => {});
+    throw err;
+  }
+  return new FileWebhooks(store, outbox, dispatcher, log);
+}
+
+/** The embedded jobs of a project: `exports/` and `jobs/` in its directory. */
+function fileJobs(dir: string, hooks: JobHooks, events: ProjectEvents): ProjectJobs {
+  const exports = new ExportJobs(path.join(dir, 'exports'), hooks.exportChanged);
+  events.reconcileExports(exports.list());
+  const inferJobs = new InferJobs<InferInput, IngestResult[]>(path.join(dir, 'jobs'), hooks.runInfer, hooks.inferChanged);
+  return {
+    exports,
+    inferJobs,
+    close: async () => {
+      await exports.idle();
+      await inferJobs.idle();
+    },
+  };
 }

@@ -37,16 +37,16 @@ const noQuery = z.object({}).strict();
 export function telemetryRoutes(): Router {
   const r = Router();
 
-  r.post('/telemetry', (req, res) => {
+  r.post('/telemetry', async (req, res) => {
     const b = parseBody(batchSchema, req.body);
-    projectOf(res).telemetry.record(b.events);
+    await projectOf(res).telemetry.record(b.events);
     res.status(202).json({ accepted: b.events.length });
   });
 
-  r.get('/telemetry/summary', (req, res) => {
+  r.get('/telemetry/summary', async (req, res) => {
     requirePermission(ctxOf(res), 'admin');
     parseQuery(noQuery, req.query);
-    res.json(projectOf(res).telemetry.summary());
+    res.json(await projectOf(res).telemetry.summary());
   });
 
   return r;

@@ -8,40 +8,18 @@
  * the event's `seq` (GET /v1/events/:id).
  */
 import { randomUUID } from 'node:crypto';
-import { request, type Agent } from 'undici';
-import { uuidv7, type Logger } from '../engine/index.js';
+import { uuidv7 } from '../engine/index.js';
 import type { EventEntry, ProjectEventLog } from './event-log.js';
 import { matchesPatterns, visibleTo } from './event-types.js';
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signPayload, TIMESTAMP_HEADER } from './webhook-signature.js';
+import { CONCURRENCY, InFlight, MAX_RETRY_DELAY_MS, WebhookSender, type DispatcherOptions } from './webhook-send.js';
 import type { Attempt, Delivery, DeliveryOutbox } from './webhook-outbox.js';
 import type { Webhook, WebhookStore } from './webhook-store.js';
-import { deliveryAgent, literalBlocked } from './webhook-target.js';
 
-export interface DispatcherOptions {
-  maxAttempts: number;
-  retryBaseMs: number;
-  timeoutMs: number;
-  allowPrivate: boolean;
-  logger: Logger;
-}
-
-/** No retry waits longer than this. */
-const MAX_RETRY_DELAY_MS = 3_600_000;
-/** Deliveries in flight at once per project. */
-const CONCURRENCY = 8;
-const USER_AGENT = 'memory-service-webhooks/1';
-
-interface Payload {
-  event_id: string;
-  type: string;
-  created_at: string;
-  data: unknown;
-}
+export type { DispatcherOptions } from './webhook-send.js';
 
 export class WebhookDispatcher {
-  private readonly agent: Agent;
-  private readonly inflight = new Map<string, AbortController>();
-  private readonly running = new Set<Promise<void>>();
+  private readonly sender: WebhookSender;
+  private readonly inflight: InFlight;
   private timer: NodeJS.Timeout | null = null;
   private tickQueued = false;
   private fanChain: Promise<void> = Promise.resolve();
@@ -53,7 +31,8 @@ export class WebhookDispatcher {
     private readonly log: ProjectEventLog,
     private readonly opts: DispatcherOptions,
   ) {
-    this.agent = deliveryAgent({ allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs });
+    this.sender = new WebhookSender(opts);
+    this.inflight = new InFlight(opts.logger, () => this.kick());
   }
 
   /** Resume: fan out events recorded after the outbox's cursor, follow new ones, send what is due. */
@@ -122,16 +101,7 @@ export class WebhookDispatcher {
   private launch(d: Delivery): void {
     const hook = this.hooks.get(d.webhook_id);
     if (!hook) return;
-    const ac = new AbortController();
-    this.inflight.set(d.delivery_id, ac);
-    const p = this.deliver(hook, d, ac.signal)
-      .catch((err: unknown) => this.opts.logger.error('webhook delivery failed unexpectedly', { err, delivery_id: d.delivery_id }))
-      .finally(() => {
-        this.inflight.delete(d.delivery_id);
-        this.running.delete(p);
-        this.kick();
-      });
-    this.running.add(p);
+    this.inflight.start(d.delivery_id, (signal) => this.deliver(hook, d, signal));
   }
 
   private async deliver(hook: Webhook, d: Delivery, signal: AbortSignal): Promise<void> {
@@ -140,17 +110,15 @@ export class WebhookDispatcher {
       this.finish(d, 'FAILED', null);
       return;
     }
-    const attempt = await this.send(hook, d, { event_id: event.event_id, type: event.type, created_at: event.created_at, data: event.data }, signal);
+    const attempt = await this.sender.send(hook, d, { event_id: event.event_id, type: event.type, created_at: event.created_at, data: event.data }, signal);
     if (attempt === null) return; // shut down mid-attempt: stays pending, sent again after the restart
-    const n = d.attempts.length + 1;
-    const ok = attempt.status_code !== null && attempt.status_code >= 200 && attempt.status_code < 300;
-    const permanent = attempt.error?.startsWith('refused:') ?? false;
-    if (ok || permanent || n >= this.opts.maxAttempts || !this.outbox.get(d.delivery_id)) {
-      this.finish(d, ok ? 'SUCCEEDED' : 'FAILED', attempt);
+    const verdict = this.sender.verdict(d.attempts.length + 1, attempt);
+    const { retryAfterMs: _r, ...recorded } = attempt;
+    if ('finish' in verdict || !this.outbox.get(d.delivery_id)) {
+      this.finish(d, 'finish' in verdict ? verdict.finish : 'FAILED', recorded);
       return;
     }
-    const delay = this.backoff(n, attempt);
-    this.outbox.put({ ...d, attempts: [...d.attempts, attempt], next_attempt_at: new Date(Date.now() + delay).toISOString(), updated_at: new Date().toISOString() });
+    this.outbox.put({ ...d, attempts: [...d.attempts, recorded], next_attempt_at: new Date(Date.now() + verdict.retryInMs).toISOString(), updated_at: new Date().toISOString() });
   }
 
   private finish(d: Delivery, status: 'SUCCEEDED' | 'FAILED', attempt: Attempt | null): void {
@@ -158,69 +126,9 @@ export class WebhookDispatcher {
     this.outbox.put({ ...d, status, attempts: attempt ? [...d.attempts, attempt] : d.attempts, next_attempt_at: null, updated_at: new Date().toISOString() });
   }
 
-  /** Exponential backoff with jitter (half fixed, half random); a receiver's Retry-After is honoured. */
-  private backoff(failures: number, attempt: Attempt & { retryAfterMs?: number }): number {
-    const exp = Math.min(MAX_RETRY_DELAY_MS, this.opts.retryBaseMs * 2 ** (failures - 1));
-    const jittered = exp / 2 + Math.random() * (exp / 2);
-    return Math.min(MAX_RETRY_DELAY_MS, Math.max(jittered, attempt.retryAfterMs ?? 0));
-  }
-
-  /** One POST. Returns the attempt, or null when the server is shutting down. */
-  private async send(hook: Webhook, d: Delivery, payload: Payload, signal: AbortSignal): Promise<(Attempt & { retryAfterMs?: number }) | null> {
-    const body = JSON.stringify(payload);
-    const ts = String(Math.floor(Date.now() / 1000));
-    const started = new Date();
-    const t0 = performance.now();
-    const base = { attempt: d.attempts.length + 1, started_at: started.toISOString() };
-    const url = new URL(hook.url);
-    if (literalBlocked(url, this.opts.allowPrivate)) {
-      return { ...base, duration_ms: 0, status_code: null, error: 'refused: the target is a loopback, private or reserved address' };
-    }
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
-    try {
-      const res = await request(url, {
-        method: 'POST',
-        body,
-        dispatcher: this.agent,
-        signal: AbortSignal.any([signal, timeout]),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          [DELIVERY_HEADER]: d.delivery_id,
-          [EVENT_HEADER]: payload.type,
-          [TIMESTAMP_HEADER]: ts,
-          [SIGNATURE_HEADER]: signPayload(hook.secret, ts, body),
-        },
-      });
-      await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-      const retryAfter = Number(res.headers['retry-after']);
-      return {
-        ...base,
-        duration_ms: Math.round(performance.now() - t0),
-        status_code: res.statusCode,
-        error: res.statusCode >= 200 && res.statusCode < 300 ? null : `HTTP ${res.statusCode}`,
-        ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
-      };
-    } catch (err) {
-      if (signal.aborted) return null;
-      const e = err as { code?: string; message?: string };
-      const error = timeout.aborted
-        ? `timeout after ${this.opts.timeoutMs} ms`
-        : e.code === 'EPRIVATETARGET'
-          ? 'refused: the target resolves only to loopback, private or reserved addresses'
-          : `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`;
-      return { ...base, duration_ms: Math.round(performance.now() - t0), status_code: null, error };
-    }
-  }
-
   /** A single signed test POST (type `webhook.test`, not part of the event feed), recorded like any delivery. */
   async test(hook: Webhook): Promise<Delivery> {
-    const now = new Date().toISOString();
-    const d: Delivery = { delivery_id: uuidv7(), webhook_id: hook.webhook_id, event_id: randomUUID(), event_seq: null, type: 'webhook.test', status: 'PENDING', attempts: [], next_attempt_at: null, created_at: now, updated_at: now, test: true };
-    const attempt = await this.send(hook, d, { event_id: d.event_id, type: d.type, created_at: now, data: { webhook_id: hook.webhook_id, message: 'test delivery from the memory service' } }, new AbortController().signal);
-    const { retryAfterMs: _r, ...recorded } = attempt!; // never null: nothing aborts a test delivery
-    const ok = recorded.status_code !== null && recorded.status_code >= 200 && recorded.status_code < 300;
-    const done: Delivery = { ...d, status: ok ? 'SUCCEEDED' : 'FAILED', attempts: [recorded], updated_at: new Date().toISOString() };
+    const done = await this.sender.testDelivery(hook, { delivery_id: uuidv7(), event_id: randomUUID() });
     this.outbox.put(done);
     await this.outbox.flush();
     return done;
@@ -230,9 +138,8 @@ export class WebhookDispatcher {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const ac of this.inflight.values()) ac.abort();
-    await Promise.all([...this.running]);
+    await this.inflight.abortAll();
     await this.fanChain;
-    await this.agent.close().catch(() => {});
+    await this.sender.close();
   }
 }

@@ -12,6 +12,7 @@ import { projectOf } from './context.js';
 import { isEventPattern } from './event-types.js';
 import { pageOf, pageParams, parseQuery } from './paging.js';
 import { newWebhookSecret } from './webhook-signature.js';
+import type { WebhookPatch } from './webhook-registry.js';
 import { webhookJson, type Webhook } from './webhook-store.js';
 import { checkTarget, TargetError } from './webhook-target.js';
 
@@ -40,8 +41,8 @@ async function vetUrl(raw: string, allowPrivate: boolean): Promise<string> {
 
 export function webhookRoutes(opts: { pageSizeMax: number; allowPrivate: boolean }): Router {
   const r = Router();
-  const hookOf = (res: Parameters<typeof projectOf>[0], id: string): Webhook => {
-    const h = projectOf(res).webhooks.get(requireUuid(id, 'webhook id'));
+  const hookOf = async (res: Parameters<typeof projectOf>[0], id: string): Promise<Webhook> => {
+    const h = await projectOf(res).webhooks.get(requireUuid(id, 'webhook id'));
     if (!h) throw httpError('NOT_FOUND', `webhook ${id} was not found`, { id });
     return h;
   };
@@ -52,69 +53,61 @@ export function webhookRoutes(opts: { pageSizeMax: number; allowPrivate: boolean
     const target = await vetUrl(b.url, opts.allowPrivate);
     const p = projectOf(res);
     const secret = newWebhookSecret();
-    // The head counts every event appended so far (on PostgreSQL they are committed at a flush).
-    await p.log.flush();
-    const hook = p.webhooks.create({ url: target, events: [...new Set(b.events)], description: b.description ?? null, active: b.active ?? true, secret, member_id: callerOfRes(res).member.member_id, from_seq: p.log.head });
+    const hook = await p.webhooks.create({ url: target, events: [...new Set(b.events)], description: b.description ?? null, active: b.active ?? true, secret, member_id: callerOfRes(res).member.member_id });
     res.status(201).json({ ...webhookJson(hook), secret });
   });
 
-  r.get('/webhooks', (req, res) => {
+  r.get('/webhooks', async (req, res) => {
     requirePermission(ctxOf(res), 'admin');
     const q = parseQuery(listQuery, req.query);
-    res.json(pageOf(projectOf(res).webhooks.list().map(webhookJson), q, opts.pageSizeMax));
+    res.json(pageOf((await projectOf(res).webhooks.list()).map(webhookJson), q, opts.pageSizeMax));
   });
 
-  r.get('/webhooks/:id', (req, res) => {
+  r.get('/webhooks/:id', async (req, res) => {
     requirePermission(ctxOf(res), 'admin');
     parseQuery(noQuery, req.query);
-    res.json(webhookJson(hookOf(res, String(req.params.id))));
+    res.json(webhookJson(await hookOf(res, String(req.params.id))));
   });
 
   r.patch('/webhooks/:id', async (req, res) => {
     requirePermission(ctxOf(res), 'admin');
-    const hook = hookOf(res, String(req.params.id));
+    const hook = await hookOf(res, String(req.params.id));
     const b = parseBody(patchSchema, req.body);
     const p = projectOf(res);
     if (b.url !== undefined || b.events !== undefined) requireWebhookRetarget(callerOfRes(res), hook.member_id);
-    const patch: Parameters<typeof p.webhooks.update>[1] = {};
+    const patch: WebhookPatch = {};
     if (b.url !== undefined) patch.url = await vetUrl(b.url, opts.allowPrivate);
     if (b.events !== undefined) patch.events = [...new Set(b.events)];
     if (b.description !== undefined) patch.description = b.description;
     if (b.active !== undefined) patch.active = b.active;
-    // Events that happen while a webhook is paused are not delivered later (flushed first, so the
-    // head counts every event appended before the resume).
-    if (b.active === true && !hook.active) {
-      await p.log.flush();
-      patch.from_seq = p.log.head;
-    }
-    res.json(webhookJson(p.webhooks.update(hook.webhook_id, patch)!));
+    const updated = await p.webhooks.update(hook.webhook_id, patch);
+    if (!updated) throw httpError('NOT_FOUND', `webhook ${hook.webhook_id} was not found`, { id: hook.webhook_id });
+    res.json(webhookJson(updated));
   });
 
-  r.delete('/webhooks/:id', (req, res) => {
+  r.delete('/webhooks/:id', async (req, res) => {
     requirePermission(ctxOf(res), 'admin');
     parseQuery(noQuery, req.query);
-    const hook = hookOf(res, String(req.params.id));
-    const p = projectOf(res);
-    p.webhooks.remove(hook.webhook_id);
-    p.outbox.removeWebhook(hook.webhook_id);
+    const hook = await hookOf(res, String(req.params.id));
+    await projectOf(res).webhooks.remove(hook.webhook_id);
     res.json({ webhook_id: hook.webhook_id, deleted: true });
   });
 
   r.post('/webhooks/:id/test', async (req, res) => {
     requirePermission(ctxOf(res), 'admin');
-    const hook = hookOf(res, String(req.params.id));
+    const hook = await hookOf(res, String(req.params.id));
     const body = req.body as unknown;
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length > 0)) {
       throw httpError('VALIDATION_FAILED', 'POST /v1/webhooks/:id/test takes no body (or an empty JSON object)');
     }
-    res.json(await projectOf(res).dispatcher.test(hook));
+    res.json(await projectOf(res).webhooks.test(hook));
   });
 
-  r.get('/webhooks/:id/deliveries', (req, res) => {
+  r.get('/webhooks/:id/deliveries', async (req, res) => {
     requirePermission(ctxOf(res), 'admin');
-    const hook = hookOf(res, String(req.params.id));
+    const hook = await hookOf(res, String(req.params.id));
     const q = parseQuery(deliveriesQuery, req.query);
-    const all = projectOf(res).outbox.forWebhook(hook.webhook_id);
+    const all = await projectOf(res).webhooks.deliveries(hook.webhook_id);
     res.json(pageOf(q.status === undefined ? all : all.filter((d) => d.status === q.status), q, opts.pageSizeMax));
   });
 

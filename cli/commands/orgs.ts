@@ -1,6 +1,6 @@
 /**
- * `service orgs create|list`: organizations on a server's data dir, for operators with shell
- * access. `create` makes a team's org with an owner, a first project and the owner's admin key
+ * `service orgs create|list`: organizations on a server's data dir (or its database when
+ * SERVICE_DATABASE_URL is set), for operators with shell access. `create` makes a team's org with an owner, a first project and the owner's admin key
  * (printed once); the team then sets itself up over the API (README, "Setting up a team").
  */
 import { keyJson } from '../../server/index.js';
@@ -19,6 +19,9 @@ export const orgsCreateCommand: Command = {
     if (positionals.length !== 1 || !name || !owner) throw new UsageError(`usage: ${this.usage}`);
     const t = await openTenancy(values, ctx);
     const team = t.createTeam(name, { name: owner, email: (values.email as string | undefined) ?? null }, (values.project as string | undefined) ?? 'default');
+    // Durable before the key is shown (with SERVICE_DATABASE_URL: committed to the database).
+    await t.commit();
+    await t.close();
     if (values.json) ctx.json({ org: team.org, project: team.project, member: team.member, key: { key: team.secret, ...keyJson(team.key) } });
     else {
       ctx.out(team.secret);
@@ -37,6 +40,7 @@ export const orgsListCommand: Command = {
     const { values } = parse(args, { data: { type: 'string' } }, this.usage);
     const t = await openTenancy(values, ctx, true);
     const orgs = t.orgs().map((o) => ({ ...o, projects: t.projects(o.org_id), members: t.members(o.org_id) }));
+    await t.close();
     if (values.json) ctx.json({ orgs });
     else {
       for (const o of orgs) {

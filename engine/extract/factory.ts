@@ -3,11 +3,12 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Embedder } from '../embed/types.js';
 import type { Logger } from '../log.js';
-import { LlmExtractor } from './llm-extractor.js';
+import { LlmExtractor, type TokenLedger } from './llm-extractor.js';
 import { RuleExtractor } from './rule-extractor.js';
 import type { Extractor } from './types.js';
 
-export function extractorFor(config: Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'llmDailyTokens'>, stateDir: string, embedder: Embedder | null, logger: Logger): Extractor {
+/** `ledger` keeps the daily token use elsewhere than `llm-usage.json` in `stateDir` (the server on PostgreSQL). */
+export function extractorFor(config: Pick<Config, 'llmBaseUrl' | 'llmApiKey' | 'llmModel' | 'llmDailyTokens'>, stateDir: string, embedder: Embedder | null, logger: Logger, ledger?: TokenLedger): Extractor {
   const rules = new RuleExtractor({ embedder });
   if (!config.llmBaseUrl || config.llmDailyTokens === 0) return rules;
   return new LlmExtractor({
@@ -18,6 +19,7 @@ export function extractorFor(config: Pick<Config, 'llmBaseUrl' | 'llmApiKey' | '
     ledgerFile: path.join(stateDir, 'llm-usage.json'),
     fallback: rules,
     logger,
+    ...(ledger ? { ledger } : {}),
   });
 }
 

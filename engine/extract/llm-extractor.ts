@@ -22,8 +22,10 @@ export interface LlmExtractorOptions {
   model: string;
   /** Hard cap on tokens (prompt + completion) per UTC day; 0 disables calls. */
   dailyTokens: number;
-  /** Where the day's usage is kept (survives restarts). */
+  /** Where the day's usage is kept (survives restarts), unless `ledger` is given. */
   ledgerFile: string;
+  /** The day's usage kept elsewhere (the server on PostgreSQL: one budget for every replica). */
+  ledger?: TokenLedger;
   /** Used when the LLM cannot or may not be asked. */
   fallback: Extractor;
   /** @default 20000 */
@@ -39,6 +41,54 @@ interface Ledger {
   day: string;
   used: number;
   calls: number;
+}
+
+/** Where the daily token use is kept: a file (default) or a database shared by several processes. */
+export interface TokenLedger {
+  /** Take `tokens` from `day`'s budget if they fit in it; nothing is taken when they do not. */
+  reserve(day: string, tokens: number, budget: number): Promise<boolean>;
+  /** Correct a reservation by `delta` tokens (actual use minus the estimate); `call` counts a call. */
+  settle(day: string, delta: number, call: boolean): Promise<void>;
+  /** The day's use as last known (a file reads it now; a database as of its last reserve or settle). */
+  usage(day: string): { used: number; calls: number };
+}
+
+/** The ledger in one JSON file (`llm-usage.json` in the state dir). */
+export class FileTokenLedger implements TokenLedger {
+  constructor(private readonly file: string) {}
+
+  async reserve(day: string, tokens: number, budget: number): Promise<boolean> {
+    const l = this.read(day);
+    if (l.used + tokens > budget) return false;
+    this.write({ ...l, used: l.used + tokens });
+    return true;
+  }
+
+  async settle(day: string, delta: number, call: boolean): Promise<void> {
+    const l = this.read(day);
+    this.write({ ...l, used: Math.max(0, l.used + delta), calls: l.calls + (call ? 1 : 0) });
+  }
+
+  usage(day: string): { used: number; calls: number } {
+    return this.read(day);
+  }
+
+  private read(day: string): Ledger {
+    try {
+      const l = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Ledger;
+      if (l.day === day) return l;
+    } catch {
+      // no ledger yet
+    }
+    return { day, used: 0, calls: 0 };
+  }
+
+  private write(l: Ledger): void {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(l), { mode: 0o600 });
+    fs.renameSync(tmp, this.file);
+  }
 }
 
 const SYSTEM = [
@@ -63,15 +113,18 @@ const MAX_PROMPT_CHARS = 24_000;
 
 export class LlmExtractor implements Extractor {
   private readonly log: Logger;
+  private readonly ledger: TokenLedger;
 
   constructor(private readonly opts: LlmExtractorOptions) {
     this.log = (opts.logger ?? silentLogger).child('llm-extractor');
+    this.ledger = opts.ledger ?? new FileTokenLedger(opts.ledgerFile);
   }
 
   /** Tokens used and left today. */
   usage(): { day: string; used: number; remaining: number; calls: number } {
-    const l = this.ledger();
-    return { day: l.day, used: l.used, remaining: Math.max(0, this.opts.dailyTokens - l.used), calls: l.calls };
+    const day = this.today();
+    const l = this.ledger.usage(day);
+    return { day, used: l.used, remaining: Math.max(0, this.opts.dailyTokens - l.used), calls: l.calls };
   }
 
   async extract(turns: readonly ExtractTurn[]): Promise<Candidate[]> {
@@ -79,18 +132,23 @@ export class LlmExtractor implements Extractor {
     if (!prompt) return [];
     const maxOut = this.opts.maxOutputTokens ?? 800;
     const estimate = Math.ceil((SYSTEM.length + prompt.length) / CHARS_PER_TOKEN) + maxOut;
-    const ledger = this.ledger();
-    if (ledger.used + estimate > this.opts.dailyTokens) {
-      this.log.info('daily token budget would be exceeded; extracting locally', { used: ledger.used, estimate, budget: this.opts.dailyTokens });
+    // The estimate is taken from the budget before the call (so concurrent calls cannot overrun
+    // it together) and corrected by the tokens the endpoint reports afterwards.
+    const day = this.today();
+    if (!(await this.ledger.reserve(day, estimate, this.opts.dailyTokens))) {
+      this.log.info('daily token budget would be exceeded; extracting locally', { used: this.ledger.usage(day).used, estimate, budget: this.opts.dailyTokens });
       return this.opts.fallback.extract(turns);
     }
+    let charged: { tokens: number; call: boolean } = { tokens: 0, call: false };
     try {
-      const { candidates, tokens } = await this.call(prompt, maxOut);
-      this.charge(tokens ?? estimate);
+      const { candidates, tokens } = await this.call(prompt, maxOut, (t) => (charged = { tokens: t ?? 0, call: true }));
+      charged = { tokens: tokens ?? estimate, call: true };
       return candidates;
     } catch (err) {
       this.log.warn('LLM extraction failed; extracting locally', { err });
       return this.opts.fallback.extract(turns);
+    } finally {
+      await this.ledger.settle(day, charged.tokens - estimate, charged.call).catch((err: unknown) => this.log.warn('could not record LLM token use', { err }));
     }
   }
 
@@ -98,7 +156,8 @@ export class LlmExtractor implements Extractor {
     return assembleLlmInput(turns, MAX_PROMPT_CHARS);
   }
 
-  private async call(prompt: string, maxOut: number): Promise<{ candidates: Candidate[]; tokens: number | null }> {
+  /** One request; `charge` records what a malformed answer still cost. */
+  private async call(prompt: string, maxOut: number, charge: (tokens: number | null) => void): Promise<{ candidates: Candidate[]; tokens: number | null }> {
     const url = `${this.opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     const timeout = this.opts.timeoutMs ?? 20_000;
     const res = await loadUndici().request(url, {
@@ -126,12 +185,12 @@ export class LlmExtractor implements Extractor {
     try {
       parsed = JSON.parse(text.replace(/^```(?:json)?\s*|\s*```$/g, ''));
     } catch {
-      this.charge(tokens ?? 0);
+      charge(tokens);
       throw new Error('LLM answer is not JSON');
     }
     const answer = answerSchema.safeParse(parsed);
     if (!answer.success) {
-      this.charge(tokens ?? 0);
+      charge(tokens);
       throw new Error(`LLM answer does not match the schema: ${answer.error.issues[0]?.message ?? ''}`);
     }
     const candidates = answer.data.memories.map((m) => ({
@@ -147,25 +206,5 @@ export class LlmExtractor implements Extractor {
 
   private today(): string {
     return (this.opts.now?.() ?? new Date()).toISOString().slice(0, 10);
-  }
-
-  private ledger(): Ledger {
-    try {
-      const l = JSON.parse(fs.readFileSync(this.opts.ledgerFile, 'utf8')) as Ledger;
-      if (l.day === this.today()) return l;
-    } catch {
-      // no ledger yet
-    }
-    return { day: this.today(), used: 0, calls: 0 };
-  }
-
-  private charge(tokens: number): void {
-    const l = this.ledger();
-    l.used += tokens;
-    l.calls++;
-    fs.mkdirSync(path.dirname(this.opts.ledgerFile), { recursive: true, mode: 0o700 });
-    const tmp = `${this.opts.ledgerFile}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(l), { mode: 0o600 });
-    fs.renameSync(tmp, this.opts.ledgerFile);
   }
 }

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { skipWithoutPostgres } from '../helpers/postgres.js';
 
-const SUITES = ['verify', 'tenancy', 'limits', 'isolation', 'events', 'webhooks', 'sync-push', 'entities', 'telemetry'];
+// Paths below test/server; the /v1 memory routes (Idempotency-Keys, infer jobs, exports) too.
+const SUITES = ['verify', 'tenancy', 'limits', 'isolation', 'events', 'webhooks', 'sync-push', 'entities', 'telemetry', '../api/memories'];
 
 describe('server suites on PostgreSQL', { skip: skipWithoutPostgres() }, () => {
   it(`pass: ${SUITES.join(', ')}`, async () => {

@@ -3,14 +3,21 @@
  * load balancer: a key made through one works on the other, a write through A is found by a
  * search on B at once, concurrent edits of one memory never store two versions under one number,
  * the rate limit is one bucket for both, the event feed is one gap-free sequence read the same
- * through both, and kill -9 of a replica mid-write loses nothing it
+ * through both, a webhook sends each event once whichever replica took the write, a webhook
+ * managed through A is the same webhook on B, a delivery whose replica was killed mid-attempt is
+ * sent again by the other once its lease expires, an export or infer job accepted by A answers on B
+ * (a purge erases from the export), telemetry taken by both adds up, and kill -9 of a replica mid-write loses nothing it
  * acknowledged.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { eventually } from '../helpers/errors.js';
 import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { call, type Reply } from '../helpers/server.js';
 import { repoRoot, sharedDir, tempDir } from '../helpers/tmp.js';
 
@@ -34,6 +41,11 @@ function serve(dataDir: string, databaseUrl: string): Promise<Replica> {
       SERVICE_OFFLINE: 'true',
       SERVICE_RATE_LIMIT_PER_MINUTE: String(RATE),
       SERVICE_LOG_LEVEL: 'warn',
+      SERVICE_WEBHOOK_ALLOW_PRIVATE: 'true',
+      SERVICE_WEBHOOK_RETRY_BASE_MS: '100',
+      // A claim's lease is twice this plus 5 s: 11 s before a dead replica's delivery is retried
+      // (long enough that the hanging attempt is killed before it times out, even on a busy machine).
+      SERVICE_WEBHOOK_TIMEOUT_MS: '3000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,6 +71,7 @@ async function stop(r: Replica | undefined): Promise<void> {
 
 describe('two server replicas on one PostgreSQL', { skip }, () => {
   let db: string;
+  let root: string;
   let a: Replica;
   let b: Replica;
   let admin: string;
@@ -67,7 +80,7 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
 
   before(async () => {
     db = await (await cluster()).createDatabase();
-    const root = tempDir('replicas-');
+    root = tempDir('replicas-');
     [a, b] = await Promise.all([serve(path.join(root, 'a'), db), serve(path.join(root, 'b'), db)]);
     // Both started on an empty database at once: exactly one of them created the first key.
     const keys = [a.out, b.out].map((o) => /^\s+(msk_\S+)\s*$/m.exec(o)?.[1]).filter((k): k is string => !!k);
@@ -181,6 +194,190 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
     const mid = viaA[Math.floor(viaA.length / 2)]!.seq;
     const rest = await call(b.url, key, 'GET', `/v1/events?after=${mid}&limit=1000`);
     assert.deepEqual(rest.json.results, viaA.filter((e) => e.seq > mid));
+  });
+
+  it('delivers each event to a webhook exactly once while writes go through both replicas', async () => {
+    const key = await fresh();
+    const r = await startReceiver();
+    try {
+      const h = await call(a.url, admin, 'POST', '/v1/webhooks', { url: r.url, events: ['memory.added'], description: 'replicas' });
+      assert.equal(h.status, 201, h.text);
+      r.secret = h.json.secret;
+      const N = 40;
+      const writes: Reply[] = [];
+      for (let i = 0; i < N; i += 8) {
+        writes.push(...(await Promise.all(Array.from({ length: 8 }, (_, j) => call((i + j) % 2 ? b.url : a.url, key, 'POST', '/v1/memories', { user_id: 'hooks', content: `webhook fan-out note ${i + j}` })))));
+      }
+      for (const w of writes) assert.equal(w.status, 201, w.text);
+      const wanted = new Set(writes.map((w) => w.json.memory_id as string));
+      const mine = () => r.received.filter((x) => wanted.has(x.json?.data?.memory_id));
+      await eventually(async () => new Set(mine().map((x) => x.json.event_id)).size === N, 15_000, `${N} deliveries`);
+      // Both replicas poll every second: give a duplicate time to show up.
+      await new Promise((x) => setTimeout(x, 2500));
+      const byEvent = new Map<string, number>();
+      for (const x of mine()) byEvent.set(x.json.event_id, (byEvent.get(x.json.event_id) ?? 0) + 1);
+      assert.equal(byEvent.size, N, 'every write delivered');
+      assert.deepEqual([...byEvent.values()].filter((n) => n !== 1), [], 'no event delivered twice');
+      assert.ok(r.received.every((x) => x.valid), 'every delivery signed with the secret shown at creation');
+      assert.equal(new Set(mine().map((x) => x.json.data.memory_id)).size, N);
+      // The delivery log is one for both replicas.
+      const log = async (via: Replica): Promise<string[]> => {
+        const d = await call(via.url, admin, 'GET', `/v1/webhooks/${h.json.webhook_id}/deliveries?limit=1000&status=SUCCEEDED`);
+        assert.equal(d.status, 200, d.text);
+        return d.json.results.map((x: { event_id: string }) => x.event_id).sort();
+      };
+      await eventually(async () => (await log(b)).length >= N, 5000, 'deliveries recorded');
+      assert.deepEqual(await log(a), await log(b));
+      assert.equal(new Set(await log(a)).size, (await log(a)).length, 'one delivery row per event');
+      assert.equal((await call(b.url, admin, 'DELETE', `/v1/webhooks/${h.json.webhook_id}`)).status, 200);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('shows a webhook created through A on B, and pauses and resumes it through B', async () => {
+    const key = await fresh();
+    const r = await startReceiver();
+    try {
+      const h = await call(a.url, admin, 'POST', '/v1/webhooks', { url: r.url, events: ['memory.added'] });
+      assert.equal(h.status, 201, h.text);
+      r.secret = h.json.secret;
+      const id = h.json.webhook_id as string;
+      const seen = await call(b.url, admin, 'GET', `/v1/webhooks/${id}`);
+      assert.equal(seen.status, 200, seen.text);
+      assert.equal(seen.json.url, r.url);
+      assert.ok((await call(b.url, admin, 'GET', '/v1/webhooks')).json.results.some((x: { webhook_id: string }) => x.webhook_id === id));
+      const paused = await call(b.url, admin, 'PATCH', `/v1/webhooks/${id}`, { active: false });
+      assert.equal(paused.json.active, false, paused.text);
+      assert.equal((await call(a.url, admin, 'GET', `/v1/webhooks/${id}`)).json.active, false, 'paused on A too');
+      const during = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'pause', content: 'written through A while paused' });
+      assert.equal(during.status, 201);
+      assert.equal((await call(b.url, admin, 'PATCH', `/v1/webhooks/${id}`, { active: true })).json.active, true);
+      const afterResume = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'pause', content: 'written through A after resuming' });
+      assert.equal(afterResume.status, 201);
+      const about = (m: Reply) => r.received.filter((x) => x.json?.data?.memory_id === m.json.memory_id);
+      await eventually(async () => about(afterResume).length === 1, 10_000, 'the delivery after resuming');
+      await new Promise((x) => setTimeout(x, 1500));
+      assert.equal(about(during).length, 0, 'nothing written while paused is delivered');
+      assert.equal(about(afterResume).length, 1);
+      assert.equal((await call(b.url, admin, 'DELETE', `/v1/webhooks/${id}`)).status, 200);
+      assert.equal((await call(a.url, admin, 'GET', `/v1/webhooks/${id}`)).status, 404, 'deleted through B, gone on A');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('serves an export started on A from B (status and download), and erases a purged memory from it', async () => {
+    const key = await fresh();
+    const added: Reply[] = [];
+    for (let i = 0; i < 6; i++) added.push(await call(i % 2 ? b.url : a.url, key, 'POST', '/v1/memories', { user_id: 'export', content: `exported note ${i} about the release train` }));
+    for (const x of added) assert.equal(x.status, 201, x.text);
+    const job = await call(a.url, key, 'POST', '/v1/exports', {});
+    assert.equal(job.status, 202, job.text);
+    const id = job.json.export_id as string;
+    const done = await eventually(async () => {
+      const j = await call(b.url, key, 'GET', `/v1/exports/${id}`);
+      assert.equal(j.status, 200, j.text);
+      return j.json.status === 'SUCCEEDED' ? j.json : null;
+    }, 10_000, 'the export, seen through B');
+    const download = async (via: Replica): Promise<string> => {
+      const d = await call(via.url, key, 'GET', `/v1/exports/${id}/download`);
+      assert.equal(d.status, 200, d.text);
+      assert.equal(Number(d.headers.get('content-length')), Buffer.byteLength(d.text), 'Content-Length is the body');
+      return d.text;
+    };
+    const viaB = await download(b);
+    assert.equal(viaB, await download(a), 'the same file through both');
+    const lines = viaB.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, done.count);
+    for (const x of added) assert.ok(lines.some((l) => l.memory_id === x.json.memory_id), `${x.json.memory_id} exported`);
+    // A purge through B erases the memory from the stored export too.
+    const gone = added[0]!.json.memory_id as string;
+    const purge = await call(b.url, key, 'DELETE', `/v1/memories/${gone}?purge=true`);
+    assert.equal(purge.status, 200, purge.text);
+    const after = await download(a);
+    assert.ok(!after.includes(gone), 'the purged memory is no longer in the export');
+    assert.equal(after.trim().split('\n').length, lines.length - lines.filter((l) => l.memory_id === gone).length);
+    assert.equal((await call(a.url, key, 'GET', `/v1/exports/${id}`)).json.bytes, Buffer.byteLength(after));
+  });
+
+  it('answers a queued infer job accepted by A on B', async () => {
+    const key = await fresh();
+    const r = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'infer', infer: true, async: true, messages: [{ role: 'user', content: 'Never deploy the billing service on Fridays; that is a hard rule.' }] });
+    assert.equal(r.status, 202, r.text);
+    const job = await eventually(async () => {
+      const j = await call(b.url, key, 'GET', `/v1/jobs/${r.json.job_id}`);
+      assert.equal(j.status, 200, j.text);
+      return j.json.status === 'SUCCEEDED' || j.json.status === 'FAILED' ? j.json : null;
+    }, 15_000, 'the job, seen through B');
+    assert.equal(job.status, 'SUCCEEDED', JSON.stringify(job));
+    assert.match(job.results[0].content, /Fridays/);
+    assert.equal(job.input, undefined, 'the stored request is never shown');
+  });
+
+  it('adds telemetry taken by both replicas into one set of counts', async () => {
+    const key = await fresh();
+    const before = (await call(a.url, admin, 'GET', '/v1/telemetry/summary')).json;
+    const installs = Array.from({ length: 3 }, () => randomUUID());
+    const batch = (i: number) => ({
+      events: Array.from({ length: 5 }, (_, j) => ({ event: 'replica.check', plugin_version: '9.9.9', runtime: { node: 'v20.11.1', os: 'linux', arch: 'x64' }, duration_ms: i * 5 + j, install_id: installs[(i + j) % 3]! })),
+    });
+    const sent = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i % 2 ? b.url : a.url, key, 'POST', '/v1/telemetry', batch(i))));
+    for (const r of sent) assert.equal(r.status, 202, r.text);
+    const [viaA, viaB] = [(await call(a.url, admin, 'GET', '/v1/telemetry/summary')).json, (await call(b.url, admin, 'GET', '/v1/telemetry/summary')).json];
+    assert.deepEqual(viaA, viaB, 'one set of counts through both');
+    assert.equal(viaA.events_total, before.events_total + 40);
+    assert.equal(viaA.installs, before.installs + 3);
+    const mine = viaA.by_event.find((e: { event: string }) => e.event === 'replica.check');
+    assert.equal(mine.count, 40);
+    assert.deepEqual(mine.duration_ms, { count: 40, mean: 19.5, max: 39 });
+  });
+
+  it('retries on the other replica a delivery whose replica was killed mid-attempt, once its lease expires', async () => {
+    const key = await fresh();
+    const r = await startReceiver();
+    r.script = [0]; // the first attempt hangs: its sender is killed while waiting
+    const sql = new pg.Client({ connectionString: db });
+    await sql.connect();
+    try {
+      const h = await call(a.url, admin, 'POST', '/v1/webhooks', { url: r.url, events: ['memory.added'] });
+      assert.equal(h.status, 201, h.text);
+      r.secret = h.json.secret;
+      const m = await call(b.url, key, 'POST', '/v1/memories', { user_id: 'lease', content: 'delivered although its first sender died' });
+      assert.equal(m.status, 201, m.text);
+      await eventually(async () => r.received.length === 1, 10_000, 'the first attempt');
+      const owner = (await sql.query(`SELECT lease_owner FROM ms_deliveries WHERE webhook_id = $1`, [h.json.webhook_id])).rows[0]?.lease_owner as string;
+      const pid = Number(owner.split(':')[1]);
+      const victim = [a, b].find((x) => x.child.pid === pid);
+      assert.ok(victim, `the lease is held by one of the replicas: ${owner}`);
+      const survivor = victim === a ? b : a;
+      const gone = new Promise((res) => victim.child.once('exit', res));
+      victim.child.kill('SIGKILL');
+      await gone;
+      const killedAt = Date.now();
+      await eventually(async () => r.received.length === 2, 30_000, 'the retry by the other replica');
+      assert.ok(Date.now() - killedAt >= 6000, 'not before the dead replica’s lease expired');
+      assert.equal(r.received[1]!.json.event_id, r.received[0]!.json.event_id, 'the same event again: receivers dedupe by event_id');
+      assert.equal(r.received[1]!.headers['x-memory-delivery'], r.received[0]!.headers['x-memory-delivery']);
+      assert.ok(r.received[1]!.valid);
+      const d = await eventually(async () => {
+        const list = await call(survivor.url, admin, 'GET', `/v1/webhooks/${h.json.webhook_id}/deliveries`);
+        return list.json.results[0]?.status === 'SUCCEEDED' ? list.json.results[0] : null;
+      }, 5000, 'the delivery recorded');
+      assert.deepEqual(
+        d.attempts.map((x: { status_code: number | null }) => x.status_code),
+        [200],
+        'the killed attempt was never recorded',
+      );
+      // Bring the killed replica back for the tests after this one.
+      const again = await serve(path.join(root, victim === a ? 'a' : 'b'), db);
+      if (victim === a) a = again;
+      else b = again;
+      assert.equal((await call(survivor.url, admin, 'DELETE', `/v1/webhooks/${h.json.webhook_id}`)).status, 200);
+    } finally {
+      await sql.end();
+      await r.close();
+    }
   });
 
   it('loses nothing acknowledged when a replica is killed with SIGKILL mid-write', async () => {

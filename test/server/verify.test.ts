@@ -70,6 +70,33 @@ describe('verify and revocation', () => {
     }
   });
 
+  it('serves an organization made by `service orgs create` in another process at once, and lists it', async () => {
+    const s = await startTestServer();
+    try {
+      const env = { ...process.env, SERVICE_HOME: tempDir('cli-home-'), SERVICE_DATABASE_URL: s.databaseUrl };
+      const cli = (...args: string[]) => run(process.execPath, [repoRoot('dist', 'cli', 'main.js'), ...args, '--data', s.dataDir, '--json'], { env });
+      const made = JSON.parse((await cli('orgs', 'create', 'globex', '--owner', 'hank', '--project', 'launch')).stdout);
+      const v = ok(await s.as(made.key.key)('GET', '/api/v1/verify'));
+      assert.equal(v.org_id, made.org.org_id);
+      assert.equal(v.project_id, made.project.project_id);
+      assert.equal(v.role, 'owner');
+      assert.equal(ok(await s.as(made.key.key)('POST', '/v1/memories', { user_id: 'hank', content: 'globex launches on Monday' }), 201).content, 'globex launches on Monday');
+      const listed = JSON.parse((await cli('orgs', 'list')).stdout).orgs;
+      const globex = listed.find((o: { org_id: string }) => o.org_id === made.org.org_id);
+      assert.ok(globex, 'listed');
+      assert.deepEqual(
+        globex.projects.map((p: { name: string }) => p.name),
+        ['launch'],
+      );
+      assert.deepEqual(
+        globex.members.map((m: { name: string; role: string }) => [m.name, m.role]),
+        [['hank', 'owner']],
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
   it('refuses a key revoked over the API on its next request', async () => {
     const s = await startTestServer();
     try {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { assertError, eventually } from '../helpers/errors.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -143,13 +144,32 @@ describe('webhooks', () => {
       );
       assert.match(d.attempts[0].error, /ECONNREFUSED/);
       await s.close();
-      // As if the last start died after recording the event but before persisting its fan-out.
-      const pid = fs.readdirSync(path.join(s.dataDir, 'projects'))[0]!;
-      const dir = path.join(s.dataDir, 'projects', pid, 'webhooks');
-      fs.rmSync(path.join(dir, 'deliveries.ndjson'));
-      fs.writeFileSync(path.join(dir, 'fanout.json'), JSON.stringify({ seq: 0 }));
+      if (s.databaseUrl) {
+        // PostgreSQL creates deliveries in the events' own transaction, so no fan-out can be lost;
+        // what a crash can leave is a delivery claimed by a replica that died mid-attempt: it is
+        // sent again once that replica's lease expires.
+        const db = new pg.Client({ connectionString: s.databaseUrl });
+        await db.connect();
+        const leased = await db.query(
+          `UPDATE ms_deliveries SET status = 'PENDING', next_at_ms = 0, lease_owner = 'a-dead-replica', lease_until_ms = (extract(epoch from clock_timestamp()) * 1000) + 3000 WHERE delivery_id = $1 RETURNING delivery_id`,
+          [d.delivery_id],
+        );
+        await db.end();
+        assert.equal(leased.rowCount, 1);
+      } else {
+        // As if the last start died after recording the event but before persisting its fan-out.
+        const pid = fs.readdirSync(path.join(s.dataDir, 'projects'))[0]!;
+        const dir = path.join(s.dataDir, 'projects', pid, 'webhooks');
+        fs.rmSync(path.join(dir, 'deliveries.ndjson'));
+        fs.writeFileSync(path.join(dir, 'fanout.json'), JSON.stringify({ seq: 0 }));
+      }
+      const leasedAt = Date.now();
       s = await startTestServer({ dataDir: s.dataDir, key: s.key, config: FAST });
-      await eventually(async () => r.received.length === 2, 5000, 'the event fanned out again');
+      if (s.databaseUrl) {
+        await new Promise((x) => setTimeout(x, Math.max(0, leasedAt + 2000 - Date.now())));
+        assert.equal(r.received.length, 1, 'nobody sends a delivery another replica holds the lease of');
+      }
+      await eventually(async () => r.received.length === 2, 5000, 'the event delivered again');
       assert.equal(r.received[1]!.json.event_id, r.received[0]!.json.event_id, 'at least once: same event id, receivers dedupe by it');
     } finally {
       await s.close();
