@@ -39,7 +39,7 @@ export { resolveModelSpec, type ModelDtypeChoice } from './embed/model-spec.js';
 export { createEmbedder } from './embed/factory.js';
 export type { ModelSpec } from './embed/model-spec.js';
 export type { Embedder, EmbedderState } from './embed/types.js';
-export { scopeFilter, mergeFilters } from './search/scope.js';
+export { scopeFilter, mergeFilters, repoScope } from './search/scope.js';
 export { confidentForgetMatch, requiredCoverage, splitForgetMatches, termCoverage, FORGET_ALL_TERMS_UP_TO, FORGET_MIN_COVERAGE, FORGET_MIN_SCORE } from './search/forget-floor.js';
 export type { ScopeContext } from './search/scope.js';
 export { contentHash, normalizeContent, splitBlocks } from './text/content.js';
