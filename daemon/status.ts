@@ -107,7 +107,7 @@ function baseStatus(daemon: Daemon, ctx: StatusContext): Record<string, unknown>
       session: ctx.session_id ? (daemon.pause.isPaused(ctx.session_id) ? 'paused' : 'capturing') : null,
       sessions: sessions
         .filter((s) => !s.ended || s.pending.length > 0)
-        .map((s) => ({ session_id: s.id, repo: s.repo, state: daemon.pause.isPaused(s.id) ? 'paused' : 'capturing', pending: s.pending.length, last_activity: new Date(s.lastActivity).toISOString(), last_flush: s.lastFlush ? new Date(s.lastFlush).toISOString() : null, memories: s.memories })),
+        .map((s) => ({ session_id: s.id, repo: s.repo, state: daemon.pause.isPaused(s.id) ? 'paused' : 'capturing', paused_by: daemon.pause.pausedBy(s.id), pending: s.pending.length, last_activity: new Date(s.lastActivity).toISOString(), last_flush: s.lastFlush ? new Date(s.lastFlush).toISOString() : null, memories: s.memories })),
     },
     context: { cwd: ctx.cwd ?? null, repo: info?.repo ?? null, dir: info?.dir ?? null, session_id: ctx.session_id ?? null },
     journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes, next_seq: journal.next },
