@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
 import { answerClientErrors, createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
-import { comparableSettings, createEmbedder, createLogger, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
+import { comparableSettings, createEmbedder, createLogger, DATA_SCHEMA_VERSION, extractorFor, fileSink, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
@@ -54,12 +54,24 @@ const ENGINE_FREE_ROUTES: ReadonlySet<string> = new Set(['/capture', '/recall', 
 
 const ALL: ReadonlySet<Permission> = new Set<Permission>(['read', 'write', 'admin']);
 
+/**
+ * A data dir this daemon is the first to use is in the current layout: record its schema version,
+ * so `plugin status` does not take it for an old one that needs migrating. One that already holds
+ * a store or a journal but no schema file is an old one, left for `plugin install|update`.
+ */
+export function stampNewDataDir(paths: Paths): void {
+  if (fs.existsSync(paths.schemaFile) || fs.existsSync(paths.lanceDir) || fs.existsSync(paths.journalDir)) return;
+  const doc = { version: DATA_SCHEMA_VERSION, updated_at: new Date().toISOString(), applied: [], created_by: 'daemon' };
+  fs.writeFileSync(paths.schemaFile, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+}
+
 export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   const { config, paths } = opts;
   fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
   const logger = opts.logger ?? createLogger(fileSink({ file: path.join(paths.logDir, 'daemon.log') }), config.logLevel, 'daemon');
   const lock = await acquireLock(paths.lockFile, { pid: process.pid, started_at: new Date().toISOString(), socket: paths.socket, version: opts.version });
   if (!lock.acquired) return { started: false, holder: lock.holder };
+  stampNewDataDir(paths);
 
   const embedder =
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, dtype: config.modelDtype, offline: config.offline, cacheDir: paths.modelCache, logger });

@@ -13,7 +13,7 @@ export { CONFIG_SCHEMA, loadConfig, configTableRows, ConfigError, DEFAULT_CONTEX
 export type { Config, ConfigKey, Env } from './config.js';
 export { RENAMED_ENV } from './config.js';
 export { checkSetting, comparableSettings, configFilePath, describeSettings, envWithConfigFile, loadConfigWithFile, readConfigFile, settingName, writeConfigFile } from './config-file.js';
-export { resolvePaths, socketPath } from './paths.js';
+export { DATA_SCHEMA_VERSION, resolvePaths, socketPath } from './paths.js';
 export type { Paths } from './paths.js';
 export { EngineError, notFound } from './errors.js';
 export type { EngineErrorCode } from './errors.js';
