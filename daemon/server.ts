@@ -82,7 +82,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   // Events hooks spooled while no daemon answered go in before new ones (the lock is ours).
   await daemon.ingestSpool();
 
-  const exportsJobs = new ExportJobs(paths.exportsDir);
+  const exportsJobs = new ExportJobs(paths.exportsDir, () => {}, { keep: config.exportKeep });
   const idempotency = new IdempotencyStore();
   const imports = new ImportProgress();
   const root = Router();

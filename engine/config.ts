@@ -114,6 +114,15 @@ export const CONFIG_SCHEMA = {
     group: 'plugin',
     description: 'Maximum memories returned per plugin search.',
   },
+  exportKeep: {
+    env: 'SERVICE_EXPORT_KEEP',
+    kind: 'int',
+    default: 3,
+    min: 1,
+    max: 1000,
+    group: 'daemon',
+    description: 'Finished exports the daemon keeps in `$SERVICE_HOME/exports` (to download again); older ones are deleted, and any older than 7 days.',
+  },
   maxContentChars: {
     env: 'SERVICE_MAX_CONTENT_CHARS',
     kind: 'int',

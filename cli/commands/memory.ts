@@ -7,6 +7,7 @@ import { intFlag, parse } from '../args.js';
 import { callerSession, FOLDER_FALLBACK_NOTE } from '../caller-session.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 import { readyDaemon } from '../daemon-control.js';
+import { plural } from '../plural.js';
 
 /** A client to a running daemon, starting one if needed (with warnings when settings differ). */
 const daemon = (ctx: CommandContext): Promise<DaemonClient> => readyDaemon(ctx);
@@ -98,10 +99,6 @@ export const rememberCommand: Command = {
     return EXIT.OK;
   },
 };
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -258,7 +255,7 @@ export const exportCommand: Command = {
         throw new CliError(`cannot write ${positionals[0]}: ${(err as Error).message}`, EXIT.FAILED);
       }
       if (values.json) ctx.json({ file: positionals[0], versions: lines });
-      else ctx.err(`exported ${lines} versions to ${positionals[0]}`);
+      else ctx.err(`exported ${plural(lines, 'version')} to ${positionals[0]}`);
     } else if (values.json) throw new UsageError('--json needs a file: the export itself is NDJSON (service export FILE --json reports on it)');
     else ctx.io.stdout.write(text);
     return EXIT.OK;
@@ -282,7 +279,7 @@ export const importCommand: Command = {
     const client = await daemon(ctx);
     const r = await client.importNdjson(text);
     if (values.json) ctx.json(r);
-    else ctx.out(`imported ${r.imported} versions of ${r.memories} memories (${r.skipped} already present)`);
+    else ctx.out(`imported ${plural(r.imported, 'version')} of ${plural(r.memories, 'memory', 'memories')} (${r.skipped} already present)`);
     return EXIT.OK;
   },
 };

@@ -3,6 +3,7 @@ import { parse } from '../args.js';
 import { callerSession } from '../caller-session.js';
 import { EXIT, type Command } from '../command.js';
 import { readyDaemon } from '../daemon-control.js';
+import { plural } from '../plural.js';
 
 interface Status {
   daemon: { pid: number; version: string; uptime_s: number; socket: string; home: string };
@@ -69,7 +70,7 @@ export const statusCommand: Command = {
       if (s.context.repo) ctx.out(`repository ${s.context.repo}`);
     } else ctx.out('memories   unavailable: the store cannot open (see the problem above)');
     ctx.out(`backlog    ${s.journal.pending_events} captured events waiting in ${s.flush.backlog_sessions} session(s); embedding backlog ${s.model?.backlog ?? '-'}`);
-    ctx.out(`last flush ${s.flush.last ? `${s.flush.last.at} (${s.flush.last.memories} memories)` : 'none yet'}`);
+    ctx.out(`last flush ${s.flush.last ? `${s.flush.last.at} (${plural(s.flush.last.memories, 'memory', 'memories')})` : 'none yet'}`);
     ctx.out(`model      ${model}`);
     if (s.model?.state === 'unavailable') {
       if (s.model.detail?.reason) ctx.out(`  why      ${s.model.detail.reason}`);
