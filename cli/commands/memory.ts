@@ -17,6 +17,19 @@ export function oneLine(text: string, width = 100): string {
   return t.length > width ? `${t.slice(0, width - 1)}…` : t;
 }
 
+/** Content never shrinks below this many characters, however narrow the terminal. */
+const MIN_CONTENT_COLS = 20;
+
+/**
+ * One output line of `head`, a memory's content on one line, and `tail`: on a terminal the content
+ * is shortened so the line fits its width; in a pipe or a file it is whole (for grep, scripts).
+ */
+export function fitLine(ctx: CommandContext, head: string, content: string, tail = ''): string {
+  const out = ctx.io.stdout;
+  const cols = out.isTTY && out.columns ? out.columns : Infinity;
+  return `${head}${oneLine(content, Math.max(MIN_CONTENT_COLS, cols - head.length - tail.length))}${tail}`;
+}
+
 function age(iso: string): string {
   const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
   if (s < 90) return `${Math.round(s)}s ago`;
@@ -65,7 +78,7 @@ export const searchCommand: Command = {
       return EXIT.OK;
     }
     for (const m of r.results) {
-      ctx.out(`${m.score.toFixed(2)}  [${m.category}/${m.space}] ${oneLine(m.content)}  (${age(m.updated_at)}, ${m.memory_id})`);
+      ctx.out(fitLine(ctx, `${m.score.toFixed(2)}  [${m.category}/${m.space}] `, m.content, `  (${age(m.updated_at)}, ${m.memory_id})`));
     }
     return EXIT.OK;
   },
@@ -95,7 +108,7 @@ export const rememberCommand: Command = {
       ...sessionField(callerSession(ctx.io.env, values.session)),
     });
     if (values.json) ctx.json(r);
-    else for (const m of r.results) ctx.out(`${m.event === 'NOOP' ? 'already remembered' : m.event === 'UPDATE' ? 'updated' : 'remembered'}: ${oneLine(m.content)} (${m.memory_id})`);
+    else for (const m of r.results) ctx.out(fitLine(ctx, `${m.event === 'NOOP' ? 'already remembered' : m.event === 'UPDATE' ? 'updated' : 'remembered'}: `, m.content, ` (${m.memory_id})`));
     return EXIT.OK;
   },
 };
@@ -130,7 +143,7 @@ export const forgetCommand: Command = {
       const query = String(values.query);
       const r = await client.localSearch({ query, cwd: process.cwd(), scope, top_k: topK });
       const { confident, weaker } = splitForgetMatches(query, r.results);
-      const row = (m: LocalSearchHit): string => `  ${m.score.toFixed(2)}  ${m.memory_id}  [${m.category}] ${oneLine(m.content, 70)}`;
+      const row = (m: LocalSearchHit, tail = ''): string => fitLine(ctx, `  ${m.score.toFixed(2)}  ${m.memory_id}  [${m.category}] `, m.content, tail);
       preview = { query, matches: confident.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, category: m.category, content: m.content })), weaker: weaker.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, reason: m.reason, content: m.content })) };
       if (!json) {
         if (confident.length > 0) {
@@ -139,7 +152,7 @@ export const forgetCommand: Command = {
         }
         if (weaker.length > 0) {
           ctx.out(`${plural(weaker.length, 'weaker match', 'weaker matches')} ${weaker.length === 1 ? 'is' : 'are'} left alone (forget by id if you mean ${weaker.length === 1 ? 'it' : 'them'}):`);
-          for (const m of weaker.slice(0, 5)) ctx.out(`${row(m)}  (${m.reason})`);
+          for (const m of weaker.slice(0, 5)) ctx.out(row(m, `  (${m.reason})`));
           if (weaker.length > 5) ctx.out(`  … and ${weaker.length - 5} more`);
         }
       }
@@ -232,7 +245,7 @@ export const historyCommand: Command = {
     else
       for (const v of h.versions) {
         const valid = `${v.valid_from.slice(0, 10)}…${v.valid_to ? v.valid_to.slice(0, 10) : ''}`;
-        ctx.out(`v${v.version} ${v.event.padEnd(6)} recorded ${v.recorded_at}${v.superseded_at ? `, superseded ${v.superseded_at}` : ', current'}  valid ${valid}  ${oneLine(v.content, 80)}`);
+        ctx.out(fitLine(ctx, `v${v.version} ${v.event.padEnd(6)} recorded ${v.recorded_at}${v.superseded_at ? `, superseded ${v.superseded_at}` : ', current'}  valid ${valid}  `, v.content));
       }
     return EXIT.OK;
   },
