@@ -50,6 +50,19 @@ export interface ExportJobStore {
   erase(memoryIds: readonly string[]): Promise<number>;
 }
 
+/** A finished export older than this is deleted whatever `keep` says: it is a snapshot, and a stale one. */
+export const EXPORT_MAX_AGE_MS = 7 * 24 * 3600_000;
+
+/** Without one (the server: clients fetch exports by id when they like), nothing is deleted. */
+export interface ExportRetention {
+  /** Finished exports kept (the newest; at least 1, the one just made); older ones are deleted. */
+  keep: number;
+  /** Finished exports older than this are deleted. @default EXPORT_MAX_AGE_MS */
+  maxAgeMs?: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
 export class ExportJobs implements ExportJobStore {
   private readonly jobs = new Map<string, ExportJob>();
   private readonly running = new Set<Promise<void>>();
@@ -57,6 +70,7 @@ export class ExportJobs implements ExportJobStore {
   constructor(
     private readonly dir: string,
     private readonly listener: JobListener = () => {},
+    private readonly retention: ExportRetention | null = null,
   ) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const f of fs.readdirSync(dir)) {
@@ -76,6 +90,28 @@ export class ExportJobs implements ExportJobStore {
         // A torn job file from a crash: ignore it.
       }
     }
+    this.prune();
+  }
+
+  /**
+   * Retention: delete finished exports (job and file) beyond the newest `keep`, and any older than
+   * `maxAgeMs`; running ones are never touched. Runs at startup and as each export finishes.
+   */
+  prune(): string[] {
+    if (!this.retention) return [];
+    const keep = Math.max(1, this.retention.keep);
+    const oldest = (this.retention.now ?? Date.now)() - (this.retention.maxAgeMs ?? EXPORT_MAX_AGE_MS);
+    const finished = this.list()
+      .filter((j) => j.status === 'SUCCEEDED' || j.status === 'FAILED')
+      .sort((a, b) => (a.finished_at ?? a.created_at).localeCompare(b.finished_at ?? b.created_at) || (a.export_id < b.export_id ? -1 : 1))
+      .reverse();
+    const gone = finished.filter((j, i) => i >= keep || Date.parse(j.finished_at ?? j.created_at) < oldest).map((j) => j.export_id);
+    for (const id of gone) {
+      fs.rmSync(this.file(id), { force: true });
+      fs.rmSync(path.join(this.dir, `${id}.json`), { force: true });
+      this.jobs.delete(id);
+    }
+    return gone;
   }
 
   /** Start an export of every version visible through `filter` (tenancy) in the background. */
@@ -137,6 +173,7 @@ export class ExportJobs implements ExportJobStore {
     job.finished_at = new Date().toISOString();
     this.save(job);
     this.listener({ ...job });
+    this.prune();
   }
 
   /** Every job, oldest first. */

@@ -175,7 +175,7 @@ export class DaemonClient {
   }
 
   /** Scope-aware search from a working directory (the daemon resolves repo and dir). */
-  localSearch(req: { query: string; scope?: string; cwd?: string; session_id?: string; top_k?: number; relevant?: boolean }): Promise<{ results: LocalSearchHit[]; mode: string; scope: string; repo: string | null; dir: string | null; other_scopes: Record<string, number | null> }> {
+  localSearch(req: { query: string; scope?: string; cwd?: string; session_id?: string; top_k?: number; relevant?: boolean; prefix?: boolean }): Promise<{ results: LocalSearchHit[]; mode: string; scope: string; repo: string | null; dir: string | null; other_scopes: Record<string, number | null> }> {
     return this.request('POST', '/v1/local/search', req);
   }
 

@@ -6,7 +6,7 @@
  * Results below the score threshold, superseded versions and duplicates never make it in; the
  * block stays within the token budget and is empty rather than late.
  */
-import { assembleContext, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
+import { assembleContext, repoScope, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
 import type { SeenMemories } from './recall-seen.js';
 import type { RepoInfo } from './repo.js';
 import { isEpisode, MAX_EPISODES_INJECTED, weighEpisodes } from './episodes.js';
@@ -59,7 +59,7 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
 /** Recall over the memories `fresh` lets through. */
 async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: RecallOptions, fresh: (row: VersionRow) => boolean): Promise<{ text: string; count: number }> {
   const { repo } = req.repo;
-  const projectFilter: MemoryFilter | null = repo ? { space: 'project', repo } : null;
+  const projectFilter: MemoryFilter | null = repo ? repoScope(repo) : null;
   const personalFilter: MemoryFilter = { space: 'personal', user_id: req.user_id };
   const sessionFilter: MemoryFilter | null = req.session_id ? { run_id: req.session_id } : null;
   const sections: ContextSection[] = [];

@@ -49,6 +49,8 @@ const localSearchSchema = z
     threshold: z.number().min(0).max(1).optional(),
     /** Apply the absolute relevance floor (engine RELEVANCE_FLOOR): memory.search sets it. */
     relevant: z.boolean().optional(),
+    /** The query is being typed (the dashboard): its last word also matches as a prefix. */
+    prefix: z.boolean().optional(),
   })
   .strict();
 
@@ -222,7 +224,7 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
     if (scope === 'session' && !ctx.run_id) {
       throw httpError('VALIDATION_FAILED', `scope "session" needs an agent session: none has worked in ${cwd} yet (or pass --session)`, { scope });
     }
-    const out = await engine.search({ query: b.query, scope, ...ctx, top_k: b.top_k ?? opts.topK, threshold: b.threshold, relevance: b.relevant === true });
+    const out = await engine.search({ query: b.query, scope, ...ctx, top_k: b.top_k ?? opts.topK, threshold: b.threshold, relevance: b.relevant === true, prefix: b.prefix === true });
     const counts: Record<string, number | null> = {};
     if (out.results.length === 0) {
       for (const s of SCOPES) {

@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Router } from 'express';
 import { answerClientErrors, createApp, ExportJobs, IdempotencyStore, type ApiContext, type Permission } from '../api/index.js';
-import { comparableSettings, createEmbedder, createLogger, extractorFor, fileSink, tightenTree, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
+import { comparableSettings, createEmbedder, createLogger, DATA_SCHEMA_VERSION, extractorFor, fileSink, tightenTree, type Config, type Embedder, type Extractor, type Logger, type Paths } from '../engine/index.js';
 import { Daemon } from './daemon.js';
 import { ImportProgress, type ImportHandle } from './import-progress.js';
 import { acquireLock, releaseLock, removeSocket, type LockInfo } from './lifecycle.js';
@@ -54,6 +54,17 @@ const ENGINE_FREE_ROUTES: ReadonlySet<string> = new Set(['/capture', '/recall', 
 
 const ALL: ReadonlySet<Permission> = new Set<Permission>(['read', 'write', 'admin']);
 
+/**
+ * A data dir this daemon is the first to use is in the current layout: record its schema version,
+ * so `plugin status` does not take it for an old one that needs migrating. One that already holds
+ * a store or a journal but no schema file is an old one, left for `plugin install|update`.
+ */
+export function stampNewDataDir(paths: Paths): void {
+  if (fs.existsSync(paths.schemaFile) || fs.existsSync(paths.lanceDir) || fs.existsSync(paths.journalDir)) return;
+  const doc = { version: DATA_SCHEMA_VERSION, updated_at: new Date().toISOString(), applied: [], created_by: 'daemon' };
+  fs.writeFileSync(paths.schemaFile, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+}
+
 export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   const { config, paths } = opts;
   fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
@@ -63,6 +74,7 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   // A home from an older build may be open to other users (0755 exports, logs, state): close it.
   const tightened = tightenTree(paths.home);
   if (tightened.changed > 0) logger.info('data dir permissions tightened to owner-only', { changed: tightened.changed, skipped: tightened.skipped.slice(0, 5) });
+  stampNewDataDir(paths);
 
   const embedder =
     opts.embedder !== undefined ? opts.embedder : createEmbedder({ model: config.model, modelDir: config.modelDir, dtype: config.modelDtype, offline: config.offline, cacheDir: paths.modelCache, logger });
@@ -74,9 +86,13 @@ export async function startDaemon(opts: RunOptions): Promise<StartResult> {
   await daemon.ingestSpool();
 
   // An export that fails reading the store may have met damage done since the store opened.
-  const exportsJobs = new ExportJobs(paths.exportsDir, (job) => {
-    if (job.status === 'FAILED' && job.error) daemon.storeFailed(new Error(job.error));
-  });
+  const exportsJobs = new ExportJobs(
+    paths.exportsDir,
+    (job) => {
+      if (job.status === 'FAILED' && job.error) daemon.storeFailed(new Error(job.error));
+    },
+    { keep: config.exportKeep },
+  );
   const idempotency = new IdempotencyStore();
   // A purge (forget --purge, DELETE …?purge=true, or one pulled from the server) leaves no copy
   // in a finished export, nor in a response an Idempotency-Key would replay.

@@ -1,7 +1,7 @@
 /** What `service status` and the dashboard show: health, capture state, counts, backlog, model. */
 import { modelFix } from './model-fix.js';
 import type { ExportJob } from '../api/index.js';
-import { CATEGORIES, extractorInfo, scopeFilter, SCOPES, type MemoryFilter } from '../engine/index.js';
+import { CATEGORIES, extractorInfo, scopeFilter, SCOPES, type MemoryEngine, type MemoryFilter } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
 import type { ImportRun } from './import-progress.js';
 import { repoInfo } from './repo.js';
@@ -54,13 +54,38 @@ export async function daemonStatus(daemon: Daemon, ctx: StatusContext): Promise<
   }
   const byCategory: Record<string, number> = {};
   for (const c of CATEGORIES) byCategory[c] = await engine.count({ category: c });
+  const bySpace = { project: await engine.count({ space: 'project' }), personal: await engine.count({ space: 'personal' }) };
   return {
     ...baseStatus(daemon, ctx),
-    memories: { total: es.memories, versions: es.versions, by_space: { project: await engine.count({ space: 'project' }), personal: await engine.count({ space: 'personal' }) }, by_scope: byScope, by_category: byCategory },
+    memories: { total: es.memories, versions: es.versions, by_space: bySpace, by_scope: byScope, by_place: await byPlace(engine, bySpace, scopeCtx), by_category: byCategory },
     model: { ...es.model, mode: es.mode, backlog: es.backlog, vector_index: es.vectorIndex, fix: modelFix(es.model) },
     store: { state: 'open' },
     jobs: jobsStatus(ctx.jobs, es.versions),
   };
+}
+
+/**
+ * Where the memories are, in parts that never overlap and add up to the total (the scopes overlap:
+ * dir and session lie inside repo and user). `repo` scope = this_repo + project_wide.
+ */
+export interface PlaceCounts {
+  /** Project memories of the current repository (0 outside one). */
+  this_repo: number;
+  /** Project memories with no repository (REST writes, a teammate's): in every repository's scope. */
+  project_wide: number;
+  /** Project memories of other repositories: no scope from here shows them. */
+  other_repos: number;
+  /** This user's personal memories (`user` scope). */
+  personal: number;
+  /** Personal memories of other users (none unless a store was imported from elsewhere). */
+  others_personal: number;
+}
+
+async function byPlace(engine: MemoryEngine, bySpace: { project: number; personal: number }, ctx: { user_id: string; repo: string | null }): Promise<PlaceCounts> {
+  const thisRepo = ctx.repo ? await engine.count({ space: 'project', repo: ctx.repo }) : 0;
+  const projectWide = await engine.count({ space: 'project', repo: null });
+  const personal = await engine.count({ space: 'personal', user_id: ctx.user_id });
+  return { this_repo: thisRepo, project_wide: projectWide, other_repos: bySpace.project - thisRepo - projectWide, personal, others_personal: bySpace.personal - personal };
 }
 
 /** Everything status reports that does not need the store. */
@@ -82,7 +107,7 @@ function baseStatus(daemon: Daemon, ctx: StatusContext): Record<string, unknown>
       session: ctx.session_id ? (daemon.pause.isPaused(ctx.session_id) ? 'paused' : 'capturing') : null,
       sessions: sessions
         .filter((s) => !s.ended || s.pending.length > 0)
-        .map((s) => ({ session_id: s.id, repo: s.repo, state: daemon.pause.isPaused(s.id) ? 'paused' : 'capturing', pending: s.pending.length, last_activity: new Date(s.lastActivity).toISOString(), last_flush: s.lastFlush ? new Date(s.lastFlush).toISOString() : null, memories: s.memories })),
+        .map((s) => ({ session_id: s.id, repo: s.repo, state: daemon.pause.isPaused(s.id) ? 'paused' : 'capturing', paused_by: daemon.pause.pausedBy(s.id), pending: s.pending.length, last_activity: new Date(s.lastActivity).toISOString(), last_flush: s.lastFlush ? new Date(s.lastFlush).toISOString() : null, memories: s.memories })),
     },
     context: { cwd: ctx.cwd ?? null, repo: info?.repo ?? null, dir: info?.dir ?? null, session_id: ctx.session_id ?? null },
     journal: { pending_events: pending, segments: journal.segments, bytes: journal.bytes, next_seq: journal.next },

@@ -18,7 +18,8 @@ interface Entry<K extends Kind = Kind, V = unknown> {
   values?: readonly string[];
   min?: number;
   max?: number;
-  group: 'plugin' | 'daemon' | 'server' | 'model' | 'extractor' | 'sync';
+  /** `hooks`: read by the hook scripts only (the daemon does not use it). */
+  group: 'plugin' | 'hooks' | 'daemon' | 'server' | 'model' | 'extractor' | 'sync';
   description: string;
 }
 
@@ -114,6 +115,15 @@ export const CONFIG_SCHEMA = {
     group: 'plugin',
     description: 'Maximum memories returned per plugin search.',
   },
+  exportKeep: {
+    env: 'SERVICE_EXPORT_KEEP',
+    kind: 'int',
+    default: 3,
+    min: 1,
+    max: 1000,
+    group: 'daemon',
+    description: 'Finished exports the daemon keeps in `$SERVICE_HOME/exports` (to download again); older ones are deleted, and any older than 7 days.',
+  },
   maxContentChars: {
     env: 'SERVICE_MAX_CONTENT_CHARS',
     kind: 'int',
@@ -143,7 +153,17 @@ export const CONFIG_SCHEMA = {
     kind: 'bool',
     default: true,
     group: 'plugin',
-    description: 'CLI commands that need the daemon start it when it is not running. `false`: they fail with exit 3 instead (start it with `service daemon start`).',
+    description: 'CLI commands and hooks that need the daemon start it when it is not running. `false`: commands fail with exit 3 instead and hooks keep events in the spool until you run `service daemon start`.',
+  },
+  recallTimeoutMs: {
+    env: 'SERVICE_RECALL_TIMEOUT_MS',
+    kind: 'int',
+    default: 0,
+    defaultLabel: '0 (800 ms; 1,500 ms at session start)',
+    min: 0,
+    max: 10_000,
+    group: 'hooks',
+    description: 'How long a recall hook waits for the daemon before the agent goes on without memories (read by the hooks from the environment, then the config file).',
   },
   contextTokens: {
     env: 'SERVICE_CONTEXT_TOKENS',

@@ -14,6 +14,7 @@ import { exportLine, type ExportLine } from './record-json.js';
 import { collapseDuplicates, fuse, type Ranked } from './search/fuse.js';
 import { isRelevant, RELEVANCE_FLOOR, type RelevanceFloor } from './search/relevance.js';
 import { mergeFilters, scopeFilter, type ScopeContext } from './search/scope.js';
+import { MAX_COMPLETIONS, typedPrefix, withCompletions } from './text/complete.js';
 import { matchesFilter } from './store/filter.js';
 import type { MemoryStore } from './store/types.js';
 import { checkMetadata, contentHash, splitBlocks } from './text/content.js';
@@ -117,6 +118,11 @@ export interface SearchInput extends ScopeContext {
    * RELEVANCE_FLOOR. For what is shown unasked or acted on. @default false
    */
   relevance?: boolean | RelevanceFloor | undefined;
+  /**
+   * The query is being typed: its last word (no space after it) also matches as a prefix, so
+   * "postg" finds "postgres" (full-text channel; text/complete.ts). @default false
+   */
+  prefix?: boolean | undefined;
 }
 
 export interface SearchHit {
@@ -775,6 +781,13 @@ export class MemoryEngine {
     }
   }
 
+  /** The full-text query: with `prefix`, the last word's completions are added (text/complete.ts). */
+  private async textQuery(query: string, prefix: boolean): Promise<string> {
+    const word = prefix ? typedPrefix(query) : null;
+    if (!word || !this.store.completeTerm) return query;
+    return withCompletions(query, await this.store.completeTerm(word, MAX_COMPLETIONS), word);
+  }
+
   /** Resolve scope and explicit filters into one filter. */
   searchFilter(input: Pick<SearchInput, 'scope' | 'filter' | 'user_id' | 'repo' | 'dir' | 'run_id'>): MemoryFilter {
     let filter: MemoryFilter = input.filter ?? {};
@@ -798,7 +811,7 @@ export class MemoryEngine {
     const textActive = mode !== 'vector' || !vectorActive;
     const limit = Math.max(topK * 4, 20);
     const hits = await this.store.search({
-      text: textActive ? input.query : null,
+      text: textActive ? await this.textQuery(input.query, input.prefix === true) : null,
       vector,
       model: this.embedder?.model ?? null,
       filter,

@@ -13,7 +13,7 @@ export { CONFIG_SCHEMA, loadConfig, configTableRows, ConfigError, DEFAULT_CONTEX
 export type { Config, ConfigKey, Env } from './config.js';
 export { RENAMED_ENV } from './config.js';
 export { checkSetting, comparableSettings, configFilePath, describeSettings, envWithConfigFile, loadConfigWithFile, readConfigFile, settingName, writeConfigFile } from './config-file.js';
-export { resolvePaths, socketPath } from './paths.js';
+export { DATA_SCHEMA_VERSION, resolvePaths, socketPath } from './paths.js';
 export type { Paths } from './paths.js';
 export { EngineError, notFound } from './errors.js';
 export type { EngineErrorCode } from './errors.js';
@@ -41,7 +41,7 @@ export { resolveModelSpec, type ModelDtypeChoice } from './embed/model-spec.js';
 export { createEmbedder } from './embed/factory.js';
 export type { ModelSpec } from './embed/model-spec.js';
 export type { Embedder, EmbedderState } from './embed/types.js';
-export { scopeFilter, mergeFilters } from './search/scope.js';
+export { scopeFilter, mergeFilters, repoScope } from './search/scope.js';
 export { confidentForgetMatch, requiredCoverage, splitForgetMatches, termCoverage, FORGET_ALL_TERMS_UP_TO, FORGET_MIN_COVERAGE, FORGET_MIN_SCORE } from './search/forget-floor.js';
 export type { ScopeContext } from './search/scope.js';
 export { contentHash, normalizeContent, splitBlocks } from './text/content.js';

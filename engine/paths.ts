@@ -31,6 +31,13 @@ export interface Paths {
 }
 
 /**
+ * The data dir layout version this build writes (schema.json). A data dir the daemon creates is
+ * stamped with it; older ones are migrated by `service plugin install|update`, whose migration
+ * list (cli/plugin/migrations.ts) ends at this version (tested).
+ */
+export const DATA_SCHEMA_VERSION = 1;
+
+/**
  * The daemon's socket, always inside a directory only this user may enter (mode 0700, checked by
  * the daemon before it listens and by every client before it sends): the data dir itself, or, when
  * that path is too long for a socket, a private directory under `$XDG_RUNTIME_DIR` (per user by

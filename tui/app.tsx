@@ -12,14 +12,17 @@ import { DetailScreen } from './detail-screen.js';
 import { Header } from './header.js';
 import { HelpBar, MessageLine } from './help-bar.js';
 import { helpItems } from './help.js';
+import { HelpScreen } from './help-screen.js';
 import { frameSize, type Size } from './layout.js';
 import { clampIndex, handleKey, keystrokes, type KeyContext, type NavState } from './navigation.js';
 import { resultRow } from './search-model.js';
+import { RecentScreen } from './recent-screen.js';
 import { SearchScreen } from './search-screen.js';
 import { useActions } from './use-actions.js';
 import { useDashboard } from './use-dashboard.js';
 import { useFlash } from './use-flash.js';
 import { useMemoryDetail } from './use-memory-detail.js';
+import { useRecent } from './use-recent.js';
 import { useSearch } from './use-search.js';
 
 export interface AppProps {
@@ -29,7 +32,7 @@ export interface AppProps {
 }
 
 export function App({ state, size }: AppProps) {
-  const { client, poller, search: searchCtl, clock, canStartDaemon } = state;
+  const { client, poller, search: searchCtl, recent: recentCtl, clock, canStartDaemon } = state;
   const { exit } = useApp();
   const frame = frameSize(size);
   const view = useDashboard(poller);
@@ -42,14 +45,16 @@ export function App({ state, size }: AppProps) {
     [state],
   );
   const search = useSearch(searchCtl, nav.query, nav.scope);
+  const recent = useRecent(recentCtl, nav.screen === 'recent');
   const detail = useMemoryDetail(client, nav.screen === 'detail' ? nav.detailId : null);
   const [flash, showFlash] = useFlash();
 
   const hits = search.hits;
   const now = clock();
   const rows = useMemo(() => hits.map((h) => resultRow(h, now)), [hits, now]);
-  const describe = useCallback((id: string) => hits.find((h) => h.memory_id === id)?.content ?? null, [hits]);
-  const run = useActions({ client, poller, search: searchCtl, describe, setNav, flash: showFlash, quit: exit });
+  const recentRows = useMemo(() => recent.items.map((m) => resultRow(m, now)), [recent.items, now]);
+  const describe = useCallback((id: string) => (hits.find((h) => h.memory_id === id) ?? recent.items.find((m) => m.memory_id === id))?.content ?? null, [hits, recent.items]);
+  const run = useActions({ client, poller, search: searchCtl, recent: recentCtl, describe, setNav, flash: showFlash, quit: exit });
 
   const sessions = view.kind === 'up' ? view.model.capture.rows : [];
   const ctx: KeyContext = {
@@ -57,6 +62,7 @@ export function App({ state, size }: AppProps) {
     sessions,
     globalPaused: view.kind === 'up' && view.model.capture.globalPaused,
     resultIds: hits.map((h) => h.memory_id),
+    recentIds: recent.items.map((m) => m.memory_id),
     searchedScope: search.searchedScope,
     historyLength: detail.versions.length,
     canStartDaemon,
@@ -74,6 +80,8 @@ export function App({ state, size }: AppProps) {
   const body = (() => {
     if (view.kind === 'connecting') return <ConnectingScreen socket={view.socket} starting={view.starting} width={frame.width} />;
     if (view.kind === 'down') return <DaemonDownScreen down={view.down} width={frame.width} canStart={canStartDaemon} />;
+    if (nav.screen === 'help') return <HelpScreen size={size} />;
+    if (nav.screen === 'recent') return <RecentScreen recent={recent} rows={recentRows} selected={clampIndex(nav.recentIndex, recentRows.length)} size={size} />;
     if (nav.screen === 'search') return <SearchScreen search={search} rows={rows} selected={clampIndex(nav.resultIndex, rows.length)} size={size} />;
     if (nav.screen === 'detail') {
       const model = detail.memory ? detailModel(detail.memory, detail.versions, now) : null;

@@ -11,11 +11,13 @@ export interface CapturePanelProps {
   rows: SessionRow[];
   selected: number;
   globalPaused: boolean;
+  /** Which pause applies (dashboard-model.ts pauseKind), shown in the title. */
+  pause?: string | null;
   width: number;
   lines: number;
 }
 
-export function CapturePanel({ rows, selected, globalPaused, width, lines }: CapturePanelProps) {
+export function CapturePanel({ rows, selected, globalPaused, pause = null, width, lines }: CapturePanelProps) {
   const theme = useTheme();
   const inner = width - PANEL_COLS;
   const stateWidth = 12;
@@ -24,7 +26,7 @@ export function CapturePanel({ rows, selected, globalPaused, width, lines }: Cap
   const start = windowStart(selected, rows.length, lines);
   const shown = rows.slice(start, start + lines);
   return (
-    <Panel title={globalPaused ? 'Capture · paused' : 'Capture'} tone={globalPaused ? 'warn' : 'normal'} width={width} rows={lines}>
+    <Panel title={pause ? `Capture · ${pause}` : 'Capture'} tone={globalPaused || pause ? 'warn' : 'normal'} width={width} rows={lines}>
       {shown.map((r, i) => {
         const isSelected = start + i === selected;
         return (

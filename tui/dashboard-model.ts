@@ -16,6 +16,8 @@ export interface SessionRow {
   state: string;
   /** Paused by its own pause (what pressing p on it toggles). */
   ownPause: boolean;
+  /** Paused because its repository is (service resume in the repository lifts it). */
+  repoPause: boolean;
   detail: string;
   tone: Tone;
 }
@@ -37,7 +39,8 @@ export interface FeedLine {
 
 export interface DashboardModel {
   daemon: { pid: number; version: string; uptime: string; repo: string | null };
-  capture: { globalPaused: boolean; rows: SessionRow[] };
+  /** `pause` says which pause covers the dashboard's repository, if any (the panel title). */
+  capture: { globalPaused: boolean; pause: string | null; rows: SessionRow[] };
   memories: { total: string; scopes: string[]; spaces: string[]; categories: string[] };
   pipeline: PipelineLine[];
   recent: FeedLine[];
@@ -47,24 +50,37 @@ export interface DashboardModel {
 function sessionRows(s: DaemonStatus, now: number): SessionRow[] {
   const all = s.capture.paused_all;
   const own = new Set(s.capture.paused_sessions);
+  const repos = s.capture.paused_repos.length;
   const rows: SessionRow[] = [
-    { sessionId: null, label: 'all sessions', state: all ? 'paused' : 'capturing', ownPause: all, detail: `${s.capture.sessions.length} active`, tone: all ? 'warn' : 'ok' },
+    { sessionId: null, label: 'all sessions', state: all ? 'paused' : 'capturing', ownPause: all, repoPause: false, detail: `${s.capture.sessions.length} active${!all && repos > 0 ? ` · ${repos} repo${repos === 1 ? '' : 's'} paused` : ''}`, tone: all ? 'warn' : 'ok' },
   ];
   const sessions = [...s.capture.sessions].sort((a, b) => (b.last_activity ?? '').localeCompare(a.last_activity ?? ''));
   for (const x of sessions) {
     const mine = own.has(x.session_id);
-    const paused = all || mine || x.state === 'paused';
+    const by = mine ? 'session' : all ? 'all' : (x.paused_by ?? (x.state === 'paused' ? 'session' : null));
+    const paused = by !== null;
     const repo = shortRepo(x.repo);
     rows.push({
       sessionId: x.session_id,
       label: `${shortId(x.session_id)}${repo ? ` ${repo}` : ''}`,
-      state: paused ? (mine ? 'paused' : 'paused (all)') : 'capturing',
+      // Which pause: 'paused' (its own), 'repo paused' (its repository's), 'all paused'.
+      state: by === 'session' ? 'paused' : by ? `${by} paused` : 'capturing',
       ownPause: mine,
+      repoPause: by === 'repo',
       detail: `${x.pending > 0 ? `${x.pending} waiting · ` : ''}${formatAge(x.last_activity, now)}`,
       tone: paused ? 'warn' : 'ok',
     });
   }
   return rows;
+}
+
+/** Which pause applies here: all sessions, this repository, or only some sessions; null when none. */
+function pauseKind(s: DaemonStatus): string | null {
+  if (s.capture.paused_all) return 'paused: all sessions';
+  if (s.context.repo && s.capture.paused_repos.includes(s.context.repo)) return 'paused: this repo';
+  if (s.capture.paused_repos.length > 0) return `paused: ${s.capture.paused_repos.map((r) => shortRepo(r) ?? r).join(', ')}`;
+  const sessions = s.capture.paused_sessions.length;
+  return sessions > 0 ? `paused: ${sessions} session${sessions === 1 ? '' : 's'}` : null;
 }
 
 function modelLine(s: DaemonStatus): PipelineLine {
@@ -120,7 +136,7 @@ export function dashboardModel(s: DaemonStatus, now: number, embedPeak = 0): Das
     .map(([k, n]) => `${k} ${formatCount(n)}`);
   return {
     daemon: { pid: s.daemon.pid, version: s.daemon.version, uptime: formatDuration(s.daemon.uptime_s), repo: s.context.repo ? shortRepo(s.context.repo) : null },
-    capture: { globalPaused: s.capture.paused_all, rows: sessionRows(s, now) },
+    capture: { globalPaused: s.capture.paused_all, pause: pauseKind(s), rows: sessionRows(s, now) },
     memories: {
       total: formatCount(m.total),
       scopes: Object.entries(m.by_scope).map(([k, n]) => `${k} ${n === null ? '-' : formatCount(n)}`),

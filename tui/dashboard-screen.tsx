@@ -19,7 +19,7 @@ export function DashboardScreen({ model, selected, size }: DashboardScreenProps)
   return (
     <Box flexDirection="column" width={width}>
       <Box>
-        <CapturePanel rows={model.capture.rows} selected={selected} globalPaused={model.capture.globalPaused} width={l.leftWidth} lines={l.topLines} />
+        <CapturePanel rows={model.capture.rows} selected={selected} globalPaused={model.capture.globalPaused} pause={model.capture.pause} width={l.leftWidth} lines={l.topLines} />
         <MemoriesPanel memories={model.memories} width={l.rightWidth} lines={l.topLines} />
       </Box>
       <PipelinePanel lines={model.pipeline} width={width} rows={l.pipelineLines} />

@@ -5,11 +5,12 @@
  */
 import type { DaemonClient } from '../daemon/client.js';
 import { INITIAL_NAV, type NavState } from './navigation.js';
+import { RecentMemories } from './recent-memories.js';
 import { SearchController } from './search-controller.js';
 import { StatusPoller } from './status-poller.js';
 
 /** What the dashboard asks of the daemon (DaemonClient has it all; tests pass a fake). */
-export type DashboardClient = Pick<DaemonClient, 'socketPath' | 'status' | 'localSearch' | 'get' | 'history' | 'localForget' | 'pause' | 'resume'>;
+export type DashboardClient = Pick<DaemonClient, 'socketPath' | 'status' | 'localSearch' | 'localList' | 'get' | 'history' | 'localForget' | 'pause' | 'resume'>;
 
 export interface DashboardStateOptions {
   client: DashboardClient;
@@ -28,6 +29,7 @@ export interface DashboardState {
   client: DashboardClient;
   poller: StatusPoller;
   search: SearchController;
+  recent: RecentMemories;
   nav: { current: NavState };
   canStartDaemon: boolean;
   clock: () => number;
@@ -44,16 +46,19 @@ export function createDashboardState(o: DashboardStateOptions): DashboardState {
     ...(o.startDaemon ? { startDaemon: o.startDaemon } : {}),
   });
   const search = new SearchController({ client: o.client, cwd: o.cwd, ...(o.debounceMs !== undefined ? { debounceMs: o.debounceMs } : {}) });
+  const recent = new RecentMemories({ client: o.client, cwd: o.cwd });
   return {
     client: o.client,
     poller,
     search,
+    recent,
     nav: { current: INITIAL_NAV },
     canStartDaemon: Boolean(o.startDaemon),
     clock,
     dispose: () => {
       poller.stop();
       search.dispose();
+      recent.dispose();
     },
   };
 }

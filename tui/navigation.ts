@@ -5,7 +5,7 @@
  */
 import { nextScope, type SearchScope } from './search-model.js';
 
-export type Screen = 'dashboard' | 'search' | 'detail';
+export type Screen = 'dashboard' | 'search' | 'detail' | 'recent' | 'help';
 
 export interface NavState {
   screen: Screen;
@@ -17,16 +17,24 @@ export interface NavState {
   detailId: string | null;
   confirmForget: boolean;
   historyOffset: number;
+  /** Row of the recent memories list. */
+  recentIndex: number;
+  /** The list a memory's details were opened from (esc goes back to it). */
+  detailFrom: 'search' | 'recent';
+  /** The screen the help screen was opened from. */
+  helpFrom: Screen;
 }
 
-export const INITIAL_NAV: NavState = { screen: 'dashboard', sessionIndex: 0, query: '', scope: null, resultIndex: 0, detailId: null, confirmForget: false, historyOffset: 0 };
+export const INITIAL_NAV: NavState = { screen: 'dashboard', sessionIndex: 0, query: '', scope: null, resultIndex: 0, detailId: null, confirmForget: false, historyOffset: 0, recentIndex: 0, detailFrom: 'search', helpFrom: 'dashboard' };
 
 /** What is on screen, as far as keys care. */
 export interface KeyContext {
   connection: 'connecting' | 'up' | 'down';
-  sessions: { sessionId: string | null; ownPause: boolean }[];
+  sessions: { sessionId: string | null; ownPause: boolean; repoPause?: boolean }[];
   globalPaused: boolean;
   resultIds: string[];
+  /** Memories of the recent memories list, newest first. */
+  recentIds: string[];
   searchedScope: string | null;
   historyLength: number;
   canStartDaemon: boolean;
@@ -72,9 +80,14 @@ function toggleAll(ctx: KeyContext): Effect {
   return { type: ctx.globalPaused ? 'resume' : 'pause', target: { all: true } };
 }
 
+const openHelp = (s: NavState): KeyResult => ({ state: { ...s, screen: 'help', helpFrom: s.screen } });
+const openDetail = (s: NavState, id: string, from: NavState['detailFrom']): KeyResult => ({ state: { ...s, screen: 'detail', detailId: id, detailFrom: from, confirmForget: false, historyOffset: 0 } });
+
 function dashboardKey(s: NavState, input: string, key: KeyPress, ctx: KeyContext): KeyResult {
   const rows = Math.max(1, ctx.sessions.length);
   if (input === '/') return { state: { ...s, screen: 'search', resultIndex: 0 } };
+  if (input === '?') return openHelp(s);
+  if (input === 'r') return { state: { ...s, screen: 'recent', recentIndex: 0 } };
   if (input === 'q') return { state: s, effect: { type: 'quit' } };
   if (up(input, key) || input === 'k') return { state: { ...s, sessionIndex: clampIndex(s.sessionIndex - 1, rows) } };
   if (down(input, key) || input === 'j') return { state: { ...s, sessionIndex: clampIndex(s.sessionIndex + 1, rows) } };
@@ -83,6 +96,7 @@ function dashboardKey(s: NavState, input: string, key: KeyPress, ctx: KeyContext
     const row = ctx.sessions[clampIndex(s.sessionIndex, rows)];
     if (!row || row.sessionId === null) return { state: s, effect: toggleAll(ctx) };
     if (ctx.globalPaused && !row.ownPause) return { state: s, effect: { type: 'notice', text: 'capture is paused for all sessions: press a to resume all' } };
+    if (row.repoPause && !row.ownPause) return { state: s, effect: { type: 'notice', text: 'capture is paused for its whole repository: run service resume in that repository' } };
     return { state: s, effect: { type: row.ownPause ? 'resume' : 'pause', target: { session_id: row.sessionId } } };
   }
   return { state: s };
@@ -98,7 +112,7 @@ function searchKey(s: NavState, input: string, key: KeyPress, ctx: KeyContext): 
   if (key.escape) return { state: { ...s, screen: 'dashboard' } };
   if (key.return) {
     const id = ctx.resultIds[clampIndex(s.resultIndex, ctx.resultIds.length)];
-    return id ? { state: { ...s, screen: 'detail', detailId: id, confirmForget: false, historyOffset: 0 } } : { state: s };
+    return id ? openDetail(s, id, 'search') : { state: s };
   }
   if (up(input, key)) return { state: { ...s, resultIndex: clampIndex(s.resultIndex - 1, ctx.resultIds.length) } };
   if (down(input, key)) return { state: { ...s, resultIndex: clampIndex(s.resultIndex + 1, ctx.resultIds.length) } };
@@ -117,9 +131,33 @@ function detailKey(s: NavState, input: string, key: KeyPress, ctx: KeyContext): 
   }
   if (input === 'f') return { state: { ...s, confirmForget: true } };
   if (input === 'q') return { state: s, effect: { type: 'quit' } };
-  if (key.escape || key.leftArrow || key.backspace || key.delete) return { state: { ...s, screen: 'search', detailId: null } };
+  if (input === '?') return openHelp(s);
+  if (key.escape || key.leftArrow || key.backspace || key.delete) return { state: { ...s, screen: s.detailFrom, detailId: null } };
   if (up(input, key)) return { state: { ...s, historyOffset: clampIndex(s.historyOffset - 1, ctx.historyLength) } };
   if (down(input, key)) return { state: { ...s, historyOffset: clampIndex(s.historyOffset + 1, ctx.historyLength) } };
+  return { state: s };
+}
+
+/** The recent memories list: newest first; enter opens one, esc goes back to the dashboard. */
+function recentKey(s: NavState, input: string, key: KeyPress, ctx: KeyContext): KeyResult {
+  const n = ctx.recentIds.length;
+  if (key.escape || key.leftArrow || input === 'r') return { state: { ...s, screen: 'dashboard' } };
+  if (input === 'q') return { state: s, effect: { type: 'quit' } };
+  if (input === '?') return openHelp(s);
+  if (input === '/') return { state: { ...s, screen: 'search', resultIndex: 0 } };
+  if (up(input, key) || input === 'k') return { state: { ...s, recentIndex: clampIndex(s.recentIndex - 1, n) } };
+  if (down(input, key) || input === 'j') return { state: { ...s, recentIndex: clampIndex(s.recentIndex + 1, n) } };
+  if (key.return) {
+    const id = ctx.recentIds[clampIndex(s.recentIndex, n)];
+    return id ? openDetail(s, id, 'recent') : { state: s };
+  }
+  return { state: s };
+}
+
+/** The help screen: esc or ? goes back to where it was opened, q quits. */
+function helpKey(s: NavState, input: string, key: KeyPress): KeyResult {
+  if (input === 'q') return { state: s, effect: { type: 'quit' } };
+  if (key.escape || input === '?' || key.leftArrow || key.return) return { state: { ...s, screen: s.helpFrom === 'help' ? 'dashboard' : s.helpFrom } };
   return { state: s };
 }
 
@@ -142,5 +180,7 @@ export function handleKey(s: NavState, input: string, key: KeyPress, ctx: KeyCon
   }
   if (s.screen === 'search') return searchKey(s, input, key, ctx);
   if (s.screen === 'detail') return detailKey(s, input, key, ctx);
+  if (s.screen === 'recent') return recentKey(s, input, key, ctx);
+  if (s.screen === 'help') return helpKey(s, input, key);
   return dashboardKey(s, input, key, ctx);
 }

@@ -87,7 +87,8 @@ export class SearchController {
     }
     this.update({ loading: true });
     try {
-      const r = await this.opts.client.localSearch({ query, cwd: this.opts.cwd, top_k: this.opts.topK ?? 20, ...(scope ? { scope } : {}) });
+      // prefix: the word being typed matches as a prefix ("postg" finds postgres).
+      const r = await this.opts.client.localSearch({ query, cwd: this.opts.cwd, top_k: this.opts.topK ?? 20, prefix: true, ...(scope ? { scope } : {}) });
       if (seq !== this.seq || this.disposed) return;
       const hits: SearchHit[] = r.results;
       this.update({ loading: false, hits, mode: r.mode, searchedScope: r.scope, error: null, hint: hits.length === 0 ? emptyHint(r.scope, r.repo, r.other_scopes) : null });

@@ -17,7 +17,8 @@ export interface ResultRow {
 export const SEARCH_SCOPES = ['repo', 'dir', 'user', 'session'] as const;
 export type SearchScope = (typeof SEARCH_SCOPES)[number];
 
-export function resultRow(h: SearchHit, now: number): ResultRow {
+/** A row of a memory list: a search hit, or a listed memory (no score). */
+export function resultRow(h: Pick<SearchHit, 'memory_id' | 'content' | 'category' | 'space' | 'repo' | 'updated_at'> & { score?: number | undefined }, now: number): ResultRow {
   return {
     id: h.memory_id,
     score: typeof h.score === 'number' ? h.score.toFixed(2) : '    ',

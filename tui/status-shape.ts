@@ -8,6 +8,8 @@ export interface SessionStatus {
   session_id: string;
   repo: string | null;
   state: string;
+  /** Which pause applies: all sessions, its repository, or the session itself (null: capturing). */
+  paused_by: 'all' | 'repo' | 'session' | null;
   pending: number;
   last_activity: string | null;
   last_flush: string | null;
@@ -50,7 +52,7 @@ export interface ModelStatus {
 
 export interface DaemonStatus {
   daemon: { pid: number; version: string; uptime_s: number; started_at: string; socket: string; home: string };
-  capture: { state: string; paused_all: boolean; paused_sessions: string[]; session: string | null; sessions: SessionStatus[] };
+  capture: { state: string; paused_all: boolean; paused_sessions: string[]; paused_repos: string[]; session: string | null; sessions: SessionStatus[] };
   memories: { total: number; versions: number; by_space: Record<string, number>; by_scope: Record<string, number | null>; by_category: Record<string, number> };
   context: { cwd: string | null; repo: string | null; dir: string | null; session_id: string | null };
   journal: { pending_events: number; segments: number; bytes: number };
@@ -108,11 +110,13 @@ export function readStatus(raw: unknown): DaemonStatus {
       state: str(c.state, 'capturing'),
       paused_all: c.paused_all === true,
       paused_sessions: Array.isArray(c.paused_sessions) ? c.paused_sessions.filter((x): x is string => typeof x === 'string') : [],
+      paused_repos: Array.isArray(c.paused_repos) ? c.paused_repos.filter((x): x is string => typeof x === 'string') : [],
       session: strOrNull(c.session),
       sessions: arr(c.sessions).map((s) => ({
         session_id: str(s.session_id),
         repo: strOrNull(s.repo),
         state: str(s.state, 'capturing'),
+        paused_by: s.paused_by === 'all' || s.paused_by === 'repo' || s.paused_by === 'session' ? s.paused_by : null,
         pending: num(s.pending),
         last_activity: strOrNull(s.last_activity),
         last_flush: strOrNull(s.last_flush),

@@ -6,6 +6,7 @@ import { useCallback } from 'react';
 import type { DaemonClient } from '../daemon/client.js';
 import { oneLine, shortId } from './format.js';
 import type { Effect, NavState, PauseTarget } from './navigation.js';
+import type { RecentMemories } from './recent-memories.js';
 import type { SearchController } from './search-controller.js';
 import type { StatusPoller } from './status-poller.js';
 import type { Tone } from './theme.js';
@@ -14,6 +15,7 @@ export interface ActionDeps {
   client: Pick<DaemonClient, 'pause' | 'resume' | 'localForget'>;
   poller: StatusPoller;
   search: SearchController;
+  recent: RecentMemories;
   /** Content of the memory being forgotten, for the message. */
   describe: (id: string) => string | null;
   setNav: (update: (s: NavState) => NavState) => void;
@@ -30,7 +32,7 @@ function messageOf(err: unknown): string {
 }
 
 export function useActions(d: ActionDeps): (e: Effect) => void {
-  const { client, poller, search, describe, setNav, flash, quit } = d;
+  const { client, poller, search, recent, describe, setNav, flash, quit } = d;
   return useCallback(
     (e: Effect) => {
       switch (e.type) {
@@ -60,8 +62,9 @@ export function useActions(d: ActionDeps): (e: Effect) => void {
           client.localForget({ memory_ids: [e.id] }).then(
             () => {
               flash(`forgot ${what ? `"${oneLine(what, 50)}"` : shortId(e.id)} (undo: service undo)`, 'ok');
-              setNav((s) => ({ ...s, screen: s.detailId === e.id ? 'search' : s.screen, detailId: s.detailId === e.id ? null : s.detailId }));
+              setNav((s) => ({ ...s, screen: s.detailId === e.id ? s.detailFrom : s.screen, detailId: s.detailId === e.id ? null : s.detailId }));
               void search.refresh();
+              void recent.refresh();
               void poller.refresh();
             },
             (err: unknown) => flash(`could not forget: ${messageOf(err)}`, 'error'),
@@ -70,6 +73,6 @@ export function useActions(d: ActionDeps): (e: Effect) => void {
         }
       }
     },
-    [client, poller, search, describe, setNav, flash, quit],
+    [client, poller, search, recent, describe, setNav, flash, quit],
   );
 }

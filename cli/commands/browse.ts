@@ -8,7 +8,7 @@ import { CATEGORIES, SCOPES } from '../../engine/index.js';
 import { intFlag, parse } from '../args.js';
 import { CliError, EXIT, UsageError, type Command } from '../command.js';
 import { readyDaemon } from '../daemon-control.js';
-import { checkIds, oneLine } from './memory.js';
+import { checkIds, fitLine } from './memory.js';
 
 function memoryId(v: string | undefined, usage: string): string {
   if (!v) throw new UsageError(`usage: ${usage}`);
@@ -54,8 +54,7 @@ export const listCommand: Command = {
       ctx.out(`No memories${r.scope ? ` in scope "${r.scope}"` : ''}${values.category ? ` of category ${values.category}` : ''}${since !== undefined ? ` since ${new Date(since).toISOString()}` : ''}.`);
       return EXIT.OK;
     }
-    const width = Math.max(30, (ctx.io.stdout.columns ?? 120) - 70);
-    for (const m of r.results) ctx.out(`${m.updated_at.slice(0, 16).replace('T', ' ')}  ${m.memory_id}  ${`[${m.category}/${m.space}]`.padEnd(22)} ${oneLine(m.content, width)}`);
+    for (const m of r.results) ctx.out(fitLine(ctx, `${m.updated_at.slice(0, 16).replace('T', ' ')}  ${m.memory_id}  ${`[${m.category}/${m.space}]`.padEnd(22)} `, m.content));
     if (r.next_cursor) ctx.out(`… more: service list --limit ${Math.min(1000, limit * 2)}${values.scope ? ` --scope ${values.scope}` : ''}`);
     return EXIT.OK;
   },

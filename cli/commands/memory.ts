@@ -7,6 +7,7 @@ import { intFlag, parse } from '../args.js';
 import { callerSession, FOLDER_FALLBACK_NOTE } from '../caller-session.js';
 import { CliError, EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 import { readyDaemon } from '../daemon-control.js';
+import { plural } from '../plural.js';
 
 /** A client to a running daemon, starting one if needed (with warnings when settings differ). */
 const daemon = (ctx: CommandContext): Promise<DaemonClient> => readyDaemon(ctx);
@@ -14,6 +15,19 @@ const daemon = (ctx: CommandContext): Promise<DaemonClient> => readyDaemon(ctx);
 export function oneLine(text: string, width = 100): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > width ? `${t.slice(0, width - 1)}…` : t;
+}
+
+/** Content never shrinks below this many characters, however narrow the terminal. */
+const MIN_CONTENT_COLS = 20;
+
+/**
+ * One output line of `head`, a memory's content on one line, and `tail`: on a terminal the content
+ * is shortened so the line fits its width; in a pipe or a file it is whole (for grep, scripts).
+ */
+export function fitLine(ctx: CommandContext, head: string, content: string, tail = ''): string {
+  const out = ctx.io.stdout;
+  const cols = out.isTTY && out.columns ? out.columns : Infinity;
+  return `${head}${oneLine(content, Math.max(MIN_CONTENT_COLS, cols - head.length - tail.length))}${tail}`;
 }
 
 function age(iso: string): string {
@@ -64,7 +78,7 @@ export const searchCommand: Command = {
       return EXIT.OK;
     }
     for (const m of r.results) {
-      ctx.out(`${m.score.toFixed(2)}  [${m.category}/${m.space}] ${oneLine(m.content)}  (${age(m.updated_at)}, ${m.memory_id})`);
+      ctx.out(fitLine(ctx, `${m.score.toFixed(2)}  [${m.category}/${m.space}] `, m.content, `  (${age(m.updated_at)}, ${m.memory_id})`));
     }
     return EXIT.OK;
   },
@@ -94,14 +108,10 @@ export const rememberCommand: Command = {
       ...sessionField(callerSession(ctx.io.env, values.session)),
     });
     if (values.json) ctx.json(r);
-    else for (const m of r.results) ctx.out(`${m.event === 'NOOP' ? 'already remembered' : m.event === 'UPDATE' ? 'updated' : 'remembered'}: ${oneLine(m.content)} (${m.memory_id})`);
+    else for (const m of r.results) ctx.out(fitLine(ctx, `${m.event === 'NOOP' ? 'already remembered' : m.event === 'UPDATE' ? 'updated' : 'remembered'}: `, m.content, ` (${m.memory_id})`));
     return EXIT.OK;
   },
 };
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -133,7 +143,7 @@ export const forgetCommand: Command = {
       const query = String(values.query);
       const r = await client.localSearch({ query, cwd: process.cwd(), scope, top_k: topK });
       const { confident, weaker } = splitForgetMatches(query, r.results);
-      const row = (m: LocalSearchHit): string => `  ${m.score.toFixed(2)}  ${m.memory_id}  [${m.category}] ${oneLine(m.content, 70)}`;
+      const row = (m: LocalSearchHit, tail = ''): string => fitLine(ctx, `  ${m.score.toFixed(2)}  ${m.memory_id}  [${m.category}] `, m.content, tail);
       preview = { query, matches: confident.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, category: m.category, content: m.content })), weaker: weaker.map((m) => ({ memory_id: m.memory_id, score: m.score, coverage: m.coverage, reason: m.reason, content: m.content })) };
       if (!json) {
         if (confident.length > 0) {
@@ -142,7 +152,7 @@ export const forgetCommand: Command = {
         }
         if (weaker.length > 0) {
           ctx.out(`${plural(weaker.length, 'weaker match', 'weaker matches')} ${weaker.length === 1 ? 'is' : 'are'} left alone (forget by id if you mean ${weaker.length === 1 ? 'it' : 'them'}):`);
-          for (const m of weaker.slice(0, 5)) ctx.out(`${row(m)}  (${m.reason})`);
+          for (const m of weaker.slice(0, 5)) ctx.out(row(m, `  (${m.reason})`));
           if (weaker.length > 5) ctx.out(`  … and ${weaker.length - 5} more`);
         }
       }
@@ -235,7 +245,7 @@ export const historyCommand: Command = {
     else
       for (const v of h.versions) {
         const valid = `${v.valid_from.slice(0, 10)}…${v.valid_to ? v.valid_to.slice(0, 10) : ''}`;
-        ctx.out(`v${v.version} ${v.event.padEnd(6)} recorded ${v.recorded_at}${v.superseded_at ? `, superseded ${v.superseded_at}` : ', current'}  valid ${valid}  ${oneLine(v.content, 80)}`);
+        ctx.out(fitLine(ctx, `v${v.version} ${v.event.padEnd(6)} recorded ${v.recorded_at}${v.superseded_at ? `, superseded ${v.superseded_at}` : ', current'}  valid ${valid}  `, v.content));
       }
     return EXIT.OK;
   },
@@ -258,7 +268,7 @@ export const exportCommand: Command = {
         throw new CliError(`cannot write ${positionals[0]}: ${(err as Error).message}`, EXIT.FAILED);
       }
       if (values.json) ctx.json({ file: positionals[0], versions: lines });
-      else ctx.err(`exported ${lines} versions to ${positionals[0]}`);
+      else ctx.err(`exported ${plural(lines, 'version')} to ${positionals[0]}`);
     } else if (values.json) throw new UsageError('--json needs a file: the export itself is NDJSON (service export FILE --json reports on it)');
     else ctx.io.stdout.write(text);
     return EXIT.OK;
@@ -282,7 +292,7 @@ export const importCommand: Command = {
     const client = await daemon(ctx);
     const r = await client.importNdjson(text);
     if (values.json) ctx.json(r);
-    else ctx.out(`imported ${r.imported} versions of ${r.memories} memories (${r.skipped} already present)`);
+    else ctx.out(`imported ${plural(r.imported, 'version')} of ${plural(r.memories, 'memory', 'memories')} (${r.skipped} already present)`);
     return EXIT.OK;
   },
 };

@@ -4,6 +4,7 @@ import type { RoundReport, SyncStatus } from '../../sync/index.js';
 import { parse } from '../args.js';
 import { CliError, EXIT, type Command, type CommandContext } from '../command.js';
 import { readyDaemon } from '../daemon-control.js';
+import { plural } from '../plural.js';
 
 function ago(iso: string | null | undefined): string {
   if (!iso) return 'never';
@@ -68,8 +69,8 @@ export const syncNowCommand: Command = {
       if (round.ok) {
         const p = round.push!;
         const q = round.pull!;
-        ctx.out(`pushed     ${p.sent} versions (${p.accepted} new on the server, ${p.exists} it had, ${p.rejected} refused), ${p.purges} purges`);
-        ctx.out(`pulled     ${q.inserted} new versions from ${q.events} events${q.purged > 0 ? `, ${q.purged} memories erased` : ''}${q.rebased + p.rebased > 0 ? `; ${q.rebased + p.rebased} local versions renumbered after concurrent edits` : ''}`);
+        ctx.out(`pushed     ${plural(p.sent, 'version')} (${p.accepted} new on the server, ${p.exists} it had, ${p.rejected} refused), ${plural(p.purges, 'purge')}`);
+        ctx.out(`pulled     ${plural(q.inserted, 'new version')} from ${plural(q.events, 'event')}${q.purged > 0 ? `, ${plural(q.purged, 'memory', 'memories')} erased` : ''}${q.rebased + p.rebased > 0 ? `; ${plural(q.rebased + p.rebased, 'local version')} renumbered after concurrent edits` : ''}`);
         ctx.out(`took       ${Math.round(round.ms)} ms`);
       } else ctx.err(`sync failed: ${round.error?.message}${refused ? ' (check SERVICE_API_KEY: service config set api_key <key>, or service plugin status)' : ''}`);
       printStatus(r.status, ctx);

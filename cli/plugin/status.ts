@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { callerSession } from '../caller-session.js';
-import { CONFIG_SCHEMA, ConfigError, loadConfig, resolvePaths, type Config, type Env } from '../../engine/index.js';
+import { CONFIG_SCHEMA, ConfigError, envWithConfigFile, loadConfig, resolvePaths, type Config, type Env } from '../../engine/index.js';
 import { EXIT } from '../command.js';
 import { cliPath, clientFor, ensureDaemon } from '../daemon-control.js';
 import { VERSION } from '../version.js';
@@ -140,8 +140,15 @@ async function daemonChecks(config: Config, env: Env, cwd: string): Promise<Chec
 export async function pluginStatus(env: Env, cwd: string): Promise<StatusReport> {
   const checks: Check[] = [];
   const settingsEnv = (readJsonObject(claudeSettingsFile(env))?.env ?? {}) as Env;
-  // What Claude Code hands the plugin: the shell's environment plus its settings' env block.
-  const seen: Env = { ...env, ...settingsEnv };
+  // What Claude Code hands the plugin: the shell's environment plus its settings' env block, over
+  // the data dir's config file (which the daemon and the hooks read too).
+  let withFile: Env = env;
+  try {
+    withFile = envWithConfigFile(env);
+  } catch (err) {
+    checks.push({ id: 'config', level: 'fail', summary: err instanceof Error ? err.message : String(err), fix: 'fix or remove the config file (service config list shows what is used)', exit: EXIT.CONFIG });
+  }
+  const seen: Env = { ...withFile, ...settingsEnv };
   const problems = configProblems(seen);
   if (problems.length > 0) checks.push({ id: 'config', level: 'fail', summary: problems.join(' '), fix: 'fix the variable in your shell or in the "env" block of Claude Code settings, then restart Claude Code', exit: EXIT.CONFIG });
   else checks.push({ id: 'config', level: 'ok', summary: 'every SERVICE_* setting is valid' });

@@ -9,6 +9,7 @@ import { EngineError } from '../errors.js';
 import type { ModelSpec } from './model-spec.js';
 import { quantizedModelFolder } from './quantize.js';
 import { ModelEmbedder } from './model-embedder.js';
+import { removeOnnxDebugLog } from '../onnx-litter.js';
 
 export interface TransformersEmbedderOptions {
   spec: ModelSpec;
@@ -110,6 +111,7 @@ export class TransformersEmbedder extends ModelEmbedder {
         }
       },
     });
+    removeOnnxDebugLog();
     // Cap tokens per text (attention cost is quadratic). transformers.js reads the cap from the
     // tokenizer config; there is no public setter.
     const tokenizer = (pipe as unknown as { tokenizer?: { _tokenizerConfig?: { model_max_length?: number } } }).tokenizer;

@@ -10,7 +10,16 @@ export interface ScopeContext {
 }
 
 /**
- * - repo: project memories of the current repo
+ * Project memories of one repository plus the project-wide ones (no repo: written through the
+ * REST API, or by a teammate outside any repository): a daemon belongs to one project, so a
+ * memory with no repo is about every repository of it.
+ */
+export function repoScope(repo: string): MemoryFilter {
+  return { space: 'project', any_of: [{ repo }, { repo: null }] };
+}
+
+/**
+ * - repo: project memories of the current repo, and the project's memories with no repo
  * - dir: memories of the current repo captured in the current directory
  * - user: the user's personal memories, in every repo
  * - session: memories of the current run (agent session)
@@ -25,7 +34,7 @@ export function scopeFilter(scope: Scope, ctx: ScopeContext): MemoryFilter {
   };
   switch (scope) {
     case 'repo':
-      return { space: 'project', repo: need('repo') };
+      return repoScope(need('repo'));
     case 'dir':
       return { repo: need('repo'), dir: need('dir') };
     case 'user':

@@ -571,6 +571,10 @@ export class LanceStore implements MemoryStore {
     return rows - extra;
   }
 
+  async completeTerm(prefix: string, limit: number): Promise<string[]> {
+    return this.termStats.complete(prefix, limit);
+  }
+
   async search(req: StoreSearch): Promise<StoreHit[]> {
     this.tables();
     if (this.resident && req.knownAt === undefined) {

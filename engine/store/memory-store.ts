@@ -125,6 +125,11 @@ export class InMemoryStore implements MemoryStore {
     return ids.size;
   }
 
+  async completeTerm(prefix: string, limit: number): Promise<string[]> {
+    this.check();
+    return this.text.complete(prefix, limit);
+  }
+
   async search(req: StoreSearch): Promise<StoreHit[]> {
     this.check();
     const pool: VersionRow[] =

@@ -86,6 +86,11 @@ export interface MemoryStore {
   count(filter: MemoryFilter): Promise<number>;
   search(req: StoreSearch): Promise<StoreHit[]>;
   /**
+   * Full-text index terms of the current view starting with `prefix`, commonest first, for
+   * prefix search while typing. Optional: a store without it searches whole words only.
+   */
+  completeTerm?(prefix: string, limit: number): Promise<string[]>;
+  /**
    * Replication only (sync): replace stored versions, matched by `version_id`, with these rows
    * (same ids and memories, other numbers or bookkeeping: a machine adopting the server's
    * numbering, or moving its unacknowledged versions after the server's). Each replacement gets a

@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as OrtModule from 'onnxruntime-node';
+import { removeOnnxDebugLog } from '../onnx-litter.js';
 
 type Ort = typeof OrtModule;
 type Session = OrtModule.InferenceSession;
@@ -93,6 +94,9 @@ export class VectorScan {
       executionMode: 'sequential',
       enableCpuMemArena: false,
       extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    }).then((s) => {
+      removeOnnxDebugLog();
+      return s;
     });
     return this.session;
   }

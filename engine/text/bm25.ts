@@ -1,4 +1,5 @@
 import { bm25Idf, bm25Term } from './term-stats.js';
+import { completeTerm } from './complete.js';
 import { terms } from './tokenize.js';
 
 /** A small in-memory BM25 inverted index keyed by document id. */
@@ -33,6 +34,14 @@ export class Bm25Index {
     }
     this.lengths.delete(id);
     this.totalLength -= len;
+  }
+
+  /** Indexed terms starting with `prefix`, commonest first (text/complete.ts). */
+  complete(prefix: string, limit?: number): string[] {
+    const counts = (function* (postings: Map<string, Map<string, number>>): Generator<[string, number]> {
+      for (const [t, p] of postings) yield [t, p.size];
+    })(this.postings);
+    return completeTerm(counts, prefix, limit);
   }
 
   /** Scores of every document matching at least one query term, for those accepted by `keep`. */

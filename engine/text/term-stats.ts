@@ -3,6 +3,8 @@
  * BM25 scoring of documents against them. The LanceStore uses it for rows its full-text index
  * does not cover yet, with the same formula as the index (k1 = 1.2, b = 0.75).
  */
+import { completeTerm } from './complete.js';
+
 const K1 = 1.2;
 const B = 0.75;
 
@@ -32,6 +34,11 @@ export class TermStats {
     this.df.clear();
     this.docs = 0;
     this.totalLength = 0;
+  }
+
+  /** Terms starting with `prefix`, commonest first (text/complete.ts). */
+  complete(prefix: string, limit?: number): string[] {
+    return completeTerm(this.df, prefix, limit);
   }
 
   get size(): number {

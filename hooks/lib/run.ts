@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { post, Reset, Unreachable } from './http.js';
 import { hookSocketPath, serviceHome } from './paths.js';
+import { boolSetting, hookSettings } from './settings.js';
 import { CAPTURE_ID_FIELD, newCaptureId, spoolEvent } from './spool.js';
 
 export type HookKind = 'capture' | 'final' | 'recall';
@@ -149,8 +150,11 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
     if (typeof payload[CAPTURE_ID_FIELD] !== 'string') payload[CAPTURE_ID_FIELD] = newCaptureId();
     const home = serviceHome(env);
     const socket = await hookSocketPath(home);
+    const setting = hookSettings(env, home);
+    // SERVICE_AUTOSTART=false: events wait in the spool until the user starts the daemon.
+    const start = (): Promise<void> => (boolSetting(setting('SERVICE_AUTOSTART'), true) ? startDaemon(home, env) : Promise.resolve());
     if (kind === 'recall') {
-      const timeout = Number(env.SERVICE_RECALL_TIMEOUT_MS) || (eventName === 'SessionStart' ? 1500 : 800);
+      const timeout = Number(setting('SERVICE_RECALL_TIMEOUT_MS')) || (eventName === 'SessionStart' ? 1500 : 800);
       try {
         const r = await post(socket, '/v1/recall', payload, timeout);
         if (r.status === 200) {
@@ -162,7 +166,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
       } catch (err) {
         // The prompt is still captured: the daemon ingests the spool when it is back.
         if (err instanceof Unreachable || err instanceof Reset) spoolEvent(home, payload);
-        if (err instanceof Unreachable) await startDaemon(home, env);
+        if (err instanceof Unreachable) await start();
       }
       return;
     }
@@ -178,7 +182,7 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
           continue;
         }
         spoolEvent(home, payload);
-        if (err instanceof Unreachable || err instanceof Reset) await startDaemon(home, env);
+        if (err instanceof Unreachable || err instanceof Reset) await start();
         return;
       }
     }

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, makeRepo, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import type { CommandContext } from '../../cli/command.js';
+import { fitLine } from '../../cli/commands/memory.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('service list, show and edit', () => {
@@ -57,5 +59,21 @@ describe('service list, show and edit', () => {
 
     const h = await d.client.history(id);
     assert.deepEqual(h.versions.map((v) => v.content), ['The checkout service retries Stripe calls three times.', 'The checkout service retries Stripe calls five times.']);
+  });
+
+  it('prints long memories whole in a pipe, and fits them to the terminal on one', async () => {
+    const long = `Decision: the release checklist is ${'long and detailed, '.repeat(12)}and ends with tagging main.`;
+    const longId = (await d.client.remember({ text: long, cwd, category: 'decision' })).results[0]!.memory_id;
+    const listed = await cli(['list'], d.env, cwd);
+    assert.ok(listed.stdout.includes(long), listed.stdout);
+    const found = await cli(['search', 'release checklist tagging'], d.env, cwd);
+    assert.ok(found.stdout.includes(`${long}  (`), found.stdout);
+    assert.ok((await cli(['history', longId], d.env, cwd)).stdout.includes(long));
+    const tty = (columns: number) => ({ io: { stdout: { isTTY: true, columns } } }) as unknown as CommandContext;
+    const line = fitLine(tty(120), '0.91  [decision/project] ', long, `  (just now, ${longId})`);
+    assert.equal(line.length, 120);
+    assert.match(line, /… {2}\(just now, /);
+    assert.equal(fitLine(tty(10), 'head ', long).length, 5 + 20, 'never less than 20 characters of content');
+    assert.equal(fitLine({ io: { stdout: {} } } as unknown as CommandContext, 'x ', long), `x ${long}`);
   });
 });

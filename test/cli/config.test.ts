@@ -66,6 +66,15 @@ describe('service config', () => {
     assert.equal(unset.code, 0, unset.stderr);
     assert.equal((await cli(['config', 'get', 'top_k'], env)).stdout.trim(), '5  (default)');
 
+    // plugin status checks the file as the daemon and the hooks will read it.
+    fs.writeFileSync(file, JSON.stringify({ SERVICE_TOP_K: 'many' }));
+    const status = await cli(['plugin', 'status', '--json'], env);
+    assert.equal(status.code, 4, status.stdout);
+    const config = (JSON.parse(status.stdout) as { checks: { id: string; level: string; summary: string }[] }).checks.find((c) => c.id === 'config')!;
+    assert.equal(config.level, 'fail');
+    assert.match(config.summary, /SERVICE_TOP_K="many" is not valid/);
+    assert.equal((await cli(['plugin', 'status', '--json'], { ...env, SERVICE_TOP_K: '4' })).code === 4, false, 'a valid value in the environment overrides the file');
+
     fs.writeFileSync(file, '{ not json');
     const broken = await cli(['config', 'get', 'top_k'], env);
     assert.equal(broken.code, 4);

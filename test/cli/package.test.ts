@@ -120,4 +120,32 @@ describe('the npm package', () => {
       fs.writeFileSync(file, original);
     }
   });
+
+  it('runs from the tarball with npx, offline, in a clean npx cache, prefix and HOME', async () => {
+    // A fresh npm cache in a temp dir: its index is a copy of the one `npm ci` filled (so the
+    // dependencies resolve offline) and its content store is that cache's, read through a link;
+    // nothing of memory-service is in it, and --offline forbids every request.
+    const userCache = (await npm(['config', 'get', 'cache'], root)).stdout.trim();
+    const cache = path.join(root, 'npx-cache');
+    fs.mkdirSync(path.join(cache, '_cacache'), { recursive: true });
+    fs.cpSync(path.join(userCache, '_cacache', 'index-v5'), path.join(cache, '_cacache', 'index-v5'), { recursive: true });
+    fs.symlinkSync(path.join(userCache, '_cacache', 'content-v2'), path.join(cache, '_cacache', 'content-v2'));
+    const npxHome = path.join(root, 'npx-home');
+    const cwd = path.join(root, 'npx-cwd');
+    for (const d of [npxHome, cwd]) fs.mkdirSync(d, { recursive: true });
+    const registry = (await npm(['config', 'get', 'registry'], root)).stdout.trim();
+    const env: NodeJS.ProcessEnv = {
+      PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
+      HOME: npxHome,
+      npm_config_cache: cache,
+      npm_config_prefix: path.join(root, 'npx-prefix'),
+      npm_config_registry: registry,
+      npm_config_update_notifier: 'false',
+      ONNXRUNTIME_NODE_INSTALL: 'skip',
+    };
+    const r = await run('npx', ['--offline', '--yes', '--package', tarball, '--', 'service-cli', '--version'], { env, cwd, timeoutMs: 600_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), (JSON.parse(fs.readFileSync(repoRoot('package.json'), 'utf8')) as { version: string }).version);
+    assert.ok(fs.readdirSync(path.join(cache, '_npx')).length > 0, 'npx installed it into the clean cache');
+  });
 });

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MIGRATIONS, migrateDataDir, SCHEMA_VERSION, schemaVersion, type Migration } from '../../cli/plugin/migrations.js';
-import { resolvePaths } from '../../engine/index.js';
+import { DATA_SCHEMA_VERSION, resolvePaths } from '../../engine/index.js';
+import { cli, startTestDaemon } from '../helpers/daemon.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('data dir schema migrations', () => {
@@ -21,6 +22,29 @@ describe('data dir schema migrations', () => {
       MIGRATIONS.map((_, i) => i + 1),
     );
     assert.equal(SCHEMA_VERSION, MIGRATIONS.length);
+    assert.equal(DATA_SCHEMA_VERSION, SCHEMA_VERSION, 'the daemon stamps new data dirs with the last migration');
+  });
+
+  it('takes a data dir the daemon created for current, not for schema 0 needing an update', async () => {
+    const d = await startTestDaemon();
+    try {
+      await d.client.remember({ text: 'Decision: a fresh data dir is current.' });
+      const paths = resolvePaths(d.home);
+      assert.equal(schemaVersion(paths), SCHEMA_VERSION);
+      assert.equal(fs.statSync(paths.schemaFile).mode & 0o777, 0o600);
+      const r = await cli(['plugin', 'status', '--json'], d.env);
+      const schema = (JSON.parse(r.stdout) as { checks: { id: string; level: string; summary: string }[] }).checks.find((c) => c.id === 'schema')!;
+      assert.equal(schema.level, 'ok', schema.summary);
+      assert.match(schema.summary, new RegExp(`schema ${SCHEMA_VERSION}$`));
+    } finally {
+      await d.stop();
+    }
+    // An old data dir (a store, no schema file) is still left for plugin install|update to migrate.
+    const old = resolvePaths(home());
+    fs.mkdirSync(old.lanceDir, { recursive: true });
+    const again = await startTestDaemon({ home: old.home });
+    await again.stop();
+    assert.equal(schemaVersion(old), 0);
   });
 
   it('applies each pending step once, in order, recording it', () => {

@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../tui/confirm-dialog.js';
 import { DaemonDownScreen } from '../../tui/daemon-down-screen.js';
 import { dashboardModel } from '../../tui/dashboard-model.js';
 import { DashboardScreen } from '../../tui/dashboard-screen.js';
+import { helpItems, KEY_REFERENCE } from '../../tui/help.js';
 import { createDashboardState, type DashboardState } from '../../tui/dashboard-state.js';
 import { SearchResults } from '../../tui/search-screen.js';
 import { resultRow } from '../../tui/search-model.js';
@@ -146,6 +147,58 @@ describe('search results', () => {
     await a.until('No matches in scope repo');
     assert.deepEqual(client.callsOf('forget'), ['01a1fb41-8725-7000-9e1f-e7d06ed1fb7d']);
     assert.ok(a.has('forgot "Use PostgreSQL'));
+  });
+});
+
+describe('help screen', () => {
+  it('opens with ?, lists every key of every screen within 80×24, and closes with esc', async () => {
+    const a = app(new FakeClient());
+    await a.until('Recent captures');
+    assert.ok(a.has('? help'), 'the help bar offers it');
+    await a.type('?');
+    await a.until('Keys (esc or ? closes)');
+    const f = a.lastFrame()!;
+    for (const section of KEY_REFERENCE) {
+      assert.ok(f.includes(section.title), `section ${section.title}:\n${f}`);
+      for (const k of section.keys) assert.ok(f.includes(`${k.key}`) && f.includes(k.label), `${section.title}: ${k.key} ${k.label}\n${f}`);
+    }
+    // Every key a help bar names is on the help screen.
+    for (const screen of ['dashboard', 'search', 'detail', 'recent'] as const) {
+      for (const item of helpItems({ screen, connection: 'up', confirming: false, canStartDaemon: true })) {
+        if (item.key === 'type') continue;
+        for (const k of item.key.length > 1 ? item.key.split('/') : [item.key]) assert.ok(KEY_REFERENCE.some((s) => s.keys.some((x) => x.key.split(' ').includes(k) || x.key === k)), `${screen}: ${k}`);
+      }
+    }
+    assertFits(f, 80, 24);
+    await a.type(ESC);
+    await a.until('Recent captures');
+  });
+});
+
+describe('recent memories', () => {
+  it('lists the newest memories first with r, opens one with enter, and goes back to the list with esc', async () => {
+    const client = new FakeClient();
+    client.memories = [
+      hit('m-old', 'Older: the API uses REST, not GraphQL', { updated_at: '2026-04-01T09:00:00.000Z' }),
+      hit('m-new', 'Newest: deploys go out on Tuesdays', { updated_at: '2026-05-01T09:00:00.000Z', category: 'convention' }),
+    ];
+    const a = app(client);
+    await a.until('Recent captures');
+    await a.type('r');
+    await a.until('Recent memories · 2 newest first');
+    const f = lines(a.lastFrame());
+    const newest = f.findIndex((l) => l.includes('Newest: deploys'));
+    const older = f.findIndex((l) => l.includes('Older: the API'));
+    assert.ok(newest > 0 && older > newest, a.lastFrame()!);
+    assert.ok(f[newest - 1]!.startsWith('›'), 'the newest is selected');
+    assertFits(a.lastFrame(), 80, 24);
+    await a.type('j', '\r');
+    await a.until('History · 0 versions');
+    assert.ok(a.has('Older: the API uses REST'));
+    await a.type(ESC);
+    await a.until('Recent memories · 2 newest first');
+    await a.type(ESC);
+    await a.until('Recent captures');
   });
 });
 

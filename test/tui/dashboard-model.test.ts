@@ -33,8 +33,33 @@ describe('dashboard view model', () => {
     assert.equal(all.globalPaused, true);
     assert.deepEqual(
       all.rows.map((r) => r.state),
-      ['paused', 'paused (all)', 'paused'],
+      ['paused', 'all paused', 'paused'],
     );
+    assert.equal(all.pause, 'paused: all sessions');
+    assert.equal(model().capture.pause, 'paused: 1 session');
+  });
+
+  it('says when a session is paused because its repository is, and names this repository in the title', () => {
+    const base = statusFixture().capture as { sessions: Record<string, unknown>[] };
+    const capture = {
+      ...base,
+      paused_sessions: [],
+      paused_repos: ['github.com/acme/shop'],
+      sessions: base.sessions.map((s, i) => (i === 0 ? { ...s, state: 'paused', paused_by: 'repo' } : { ...s, state: 'capturing', paused_by: null })),
+    };
+    const c = model({ capture }).capture;
+    assert.deepEqual(
+      c.rows.map((r) => [r.state, r.repoPause]),
+      [
+        ['capturing', false],
+        ['repo paused', true],
+        ['capturing', false],
+      ],
+    );
+    assert.equal(c.rows[0]!.detail, '2 active · 1 repo paused');
+    assert.equal(c.pause, 'paused: this repo');
+    const elsewhere = model({ capture, context: { cwd: '/work/api', repo: 'github.com/acme/api', dir: '.', session_id: null } }).capture;
+    assert.equal(elsewhere.pause, 'paused: acme/shop');
   });
 
   it('counts memories per scope (a dash where the scope does not apply), space and non-empty category', () => {

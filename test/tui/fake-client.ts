@@ -41,6 +41,12 @@ export class FakeClient implements DashboardClient {
     return { results, mode: 'hybrid', scope: req.scope ?? 'repo', repo: 'github.com/acme/shop', dir: '.', other_scopes };
   }
 
+  async localList(req: { cwd?: string; limit?: number }) {
+    this.check('localList', req);
+    const results = [...this.memories].sort((a, b) => b.updated_at.localeCompare(a.updated_at)).slice(0, req.limit ?? 20);
+    return { results, next_cursor: null, scope: null, repo: 'github.com/acme/shop' };
+  }
+
   async get(id: string): Promise<MemoryResult> {
     this.check('get', id);
     const m = this.memories.find((x) => x.memory_id === id);

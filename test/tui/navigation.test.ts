@@ -12,6 +12,7 @@ const ctx: KeyContext = {
   ],
   globalPaused: false,
   resultIds: ['m1', 'm2', 'm3'],
+  recentIds: ['r1', 'r2'],
   searchedScope: 'repo',
   historyLength: 2,
   canStartDaemon: true,
@@ -133,10 +134,49 @@ describe('keys that arrive together', () => {
 describe('help bar', () => {
   it('names the keys of each screen', () => {
     const keys = (c: Parameters<typeof helpItems>[0]) => helpItems(c).map((i) => i.key);
-    assert.deepEqual(keys({ screen: 'dashboard', connection: 'up', confirming: false, canStartDaemon: true }), ['p', 'a', '↑↓', '/', 'q']);
+    assert.deepEqual(keys({ screen: 'dashboard', connection: 'up', confirming: false, canStartDaemon: true }), ['p', 'a', '↑↓', '/', 'r', '?', 'q']);
+    assert.deepEqual(keys({ screen: 'recent', connection: 'up', confirming: false, canStartDaemon: true }), ['↑↓', 'enter', '/', 'esc', '?']);
+    assert.deepEqual(keys({ screen: 'help', connection: 'up', confirming: false, canStartDaemon: true }), ['esc/?', 'q']);
     assert.deepEqual(keys({ screen: 'search', connection: 'up', confirming: false, canStartDaemon: true }), ['type', '↑↓', 'enter', 'tab', '^U', 'esc']);
-    assert.deepEqual(keys({ screen: 'detail', connection: 'up', confirming: false, canStartDaemon: true }), ['f', '↑↓', 'esc', 'q']);
+    assert.deepEqual(keys({ screen: 'detail', connection: 'up', confirming: false, canStartDaemon: true }), ['f', '↑↓', 'esc', '?', 'q']);
     assert.deepEqual(keys({ screen: 'detail', connection: 'up', confirming: true, canStartDaemon: true }), ['y', 'n/esc']);
     assert.deepEqual(keys({ screen: 'search', connection: 'down', confirming: false, canStartDaemon: true }), ['s', 'q']);
+  });
+});
+
+describe('help screen and recent memories', () => {
+  it('opens help with ? from the dashboard, a list and the details, and goes back where it was', () => {
+    const fromDash = press(['?']);
+    assert.equal(fromDash.state.screen, 'help');
+    assert.equal(press([{ escape: true }], fromDash.state).state.screen, 'dashboard');
+    assert.equal(press(['?'], fromDash.state).state.screen, 'dashboard', '? closes it too');
+    assert.deepEqual(press(['q'], fromDash.state).effects, [{ type: 'quit' }]);
+    const recent = press(['r']).state;
+    assert.equal(press(['?', '?'], recent).state.screen, 'recent');
+    const detail = press(['/', 'x', { return: true }]).state;
+    assert.equal(detail.screen, 'detail');
+    assert.equal(press(['?', { escape: true }], detail).state.screen, 'detail');
+    assert.equal(press(['?'], press(['/']).state).state.query, '?', 'in the search field ? is text');
+  });
+
+  it('lists recent memories with r: select, open, and back to the list, then the dashboard', () => {
+    const r = press(['r', 'j', { downArrow: true }, { return: true }]);
+    assert.equal(r.state.screen, 'detail');
+    assert.equal(r.state.detailId, 'r2', 'the selection stops at the last memory');
+    const back = press([{ escape: true }], r.state).state;
+    assert.equal(back.screen, 'recent', 'details go back to the list they came from');
+    assert.equal(press([{ escape: true }], back).state.screen, 'dashboard');
+    assert.equal(press(['/'], back).state.screen, 'search');
+    assert.equal(press(['r', { return: true }], INITIAL_NAV, { ...ctx, recentIds: [] }).state.screen, 'recent', 'enter on an empty list stays');
+    const fromSearch = press(['/', { return: true }, { escape: true }]).state;
+    assert.equal(fromSearch.screen, 'search', 'details opened from search go back to search');
+  });
+
+  it('tells how to lift a repository pause instead of pausing the session again', () => {
+    const c: KeyContext = { ...ctx, sessions: [{ sessionId: null, ownPause: false }, { sessionId: 's1', ownPause: false, repoPause: true }] };
+    const r = press([{ downArrow: true }, 'p'], INITIAL_NAV, c);
+    assert.equal(r.effects.length, 1);
+    assert.equal(r.effects[0]!.type, 'notice');
+    assert.match((r.effects[0] as { text: string }).text, /whole repository: run service resume/);
   });
 });

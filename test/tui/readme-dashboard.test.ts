@@ -24,7 +24,7 @@ it('shows a dashboard capture that fits an 80×24 terminal', () => {
 
 it('documents every key the help bar shows', () => {
   const s = section();
-  const screens: Screen[] = ['dashboard', 'search', 'detail'];
+  const screens: Screen[] = ['dashboard', 'search', 'detail', 'recent', 'help'];
   const items = [
     ...screens.flatMap((screen) => [false, true].flatMap((confirming) => helpItems({ screen, connection: 'up', confirming, canStartDaemon: true }))),
     ...helpItems({ screen: 'dashboard', connection: 'down', confirming: false, canStartDaemon: true }),

@@ -33,7 +33,7 @@ describe('live search', () => {
     assert.equal(s.get().loading, true);
     assert.equal(client.callsOf('localSearch').length, 0, 'nothing sent while typing');
     await settled(s);
-    assert.deepEqual(client.callsOf('localSearch'), [{ query: 'postgres', cwd: '/work/shop', top_k: 20 }]);
+    assert.deepEqual(client.callsOf('localSearch'), [{ query: 'postgres', cwd: '/work/shop', top_k: 20, prefix: true }], 'the word being typed is a prefix');
     assert.deepEqual(
       s.get().hits.map((h) => h.memory_id),
       ['m1'],

@@ -114,7 +114,7 @@ describe('the dashboard in a real terminal', { skip: fs.existsSync(TMUX) ? false
 
     keys('a');
     await eventually(async () => (await status()).capture.paused_all, 'capture is paused for all sessions');
-    await until('Capture · paused');
+    await until('Capture · paused: all sessions');
     keys('a');
     await eventually(async () => {
       const c = (await status()).capture;
@@ -122,9 +122,37 @@ describe('the dashboard in a real terminal', { skip: fs.existsSync(TMUX) ? false
     }, 'capture resumed everywhere');
   });
 
+  it('says which pause applies: this repository, from service pause in it', async () => {
+    assert.equal((await cli(['pause'], env, repo)).code, 0);
+    const s = await until('Capture · paused: this repo');
+    assert.match(s, /c0ffee00 acme\/shop repo paused/);
+    assert.equal((await cli(['resume'], env, repo)).code, 0);
+    await until(/c0ffee00 acme\/shop capturing/);
+  });
+
+  it('shows every key on ? and the newest memories on r', async () => {
+    keys('?');
+    const help = await until('Keys (esc or ? closes)');
+    for (const t of ['Dashboard', 'Search', 'Recent memories', 'Memory details', 'recent memories', 'search (prefix too)']) assert.ok(help.includes(t), `${t}:\n${help}`);
+    keys('Escape');
+    await until('Recent captures');
+    keys('r');
+    const list = await until('Recent memories · 1 newest first');
+    assert.ok(list.includes(MEMORY), list);
+    keys('Enter');
+    await until('History · 1 version');
+    keys('Escape');
+    await until('Recent memories · 1 newest first');
+    keys('Escape');
+    await until('Recent captures');
+  });
+
   it('finds a remembered memory as you type, shows its history, and forgets it after confirming', async () => {
     keys('/');
     await until('Type to search');
+    text('sess postg');
+    await until(MEMORY);
+    keys('C-u');
     text('postgres session');
     const found = await until(MEMORY);
     assert.match(found, /1 result · (hybrid|full-text) search · scope repo/);
