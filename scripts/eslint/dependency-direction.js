@@ -22,7 +22,7 @@ const allowed = {
 /** Public entry files of a folder other folders may import. */
 const entries = {
   daemon: ['daemon/index.ts', 'daemon/client.ts', 'daemon/process-env.ts'],
-  hooks: ['hooks/lib/http.ts', 'hooks/lib/paths.ts', 'hooks/lib/run.ts'],
+  hooks: ['hooks/lib/http.ts', 'hooks/lib/paths.ts', 'hooks/lib/run.ts', 'hooks/lib/settings.ts'],
 };
 
 /** Files that must import nothing of ours (and, for hooks, no package either). */
