@@ -12,7 +12,7 @@ import type { ProjectRuntime } from './project-runtime.js';
 const IMPORT_CHECK_CHUNK = 500;
 
 export function projectContext(projects: ProjectRegistry, idempotency: IdempotencyStore, config: Config): RequestHandler {
-  return async (_req, res, next) => {
+  return async (req, res, next) => {
     const caller = callerOfRes(res);
     const project = await projects.get(caller.project_id);
     const member = caller.member.member_id;
@@ -45,7 +45,27 @@ export function projectContext(projects: ProjectRegistry, idempotency: Idempoten
     };
     res.locals.project = project;
     res.locals.ctx = ctx;
+    if (config.databaseUrl && WRITES.has(req.method)) eventsBeforeAnswer(res, project);
     next();
+  };
+}
+
+const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * With replicas on one database, a write is answered once its events are committed: a webhook
+ * paused or resumed through another replica afterwards then sees them on the right side of its
+ * cursor (the event log commits in batches just behind the versions they describe). A failed
+ * commit does not hold the answer: the events stay queued and commit with the next batch.
+ */
+function eventsBeforeAnswer(res: Response, project: ProjectRuntime): void {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    void project.log
+      .flush()
+      .catch(() => {})
+      .then(() => json(body));
+    return res;
   };
 }
 

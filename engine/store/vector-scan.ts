@@ -6,17 +6,21 @@
  *
  * The model is one MatMul node, written here as ONNX protobuf bytes: `scores[n×1] = m[n×d] · q[d×1]`.
  */
-import { createRequire } from 'node:module';
 import type * as OrtModule from 'onnxruntime-node';
 import { removeOnnxDebugLog } from '../onnx-litter.js';
 
 type Ort = typeof OrtModule;
 type Session = OrtModule.InferenceSession;
 
-let ortModule: Ort | null = null;
-function ort(): Ort {
-  // Loaded on first use: hosts that never scan a matrix do not load the runtime for it.
-  ortModule ??= createRequire(import.meta.url)('onnxruntime-node') as Ort;
+let ortModule: Promise<Ort> | null = null;
+/**
+ * Loaded on first use (hosts that never scan a matrix do not load the runtime for it), and through
+ * `import` as transformers.js loads it: one module instance per process whatever the path to
+ * node_modules. Two instances in one process each initialise the native runtime, and Node aborts
+ * on the second (`napi_add_env_cleanup_hook` assertion in onnxruntime-node's InitOrt).
+ */
+function ort(): Promise<Ort> {
+  ortModule ??= import('onnxruntime-node') as Promise<Ort>;
   return ortModule;
 }
 
@@ -87,14 +91,14 @@ export class VectorScan {
   ) {}
 
   private open(): Promise<Session> {
-    this.session ??= ort().InferenceSession.create(matmulModel(this.dim), {
+    this.session ??= ort().then((o) => o.InferenceSession.create(matmulModel(this.dim), {
       // One thread: a search is small, and concurrent searches are the parallelism.
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       enableCpuMemArena: false,
       extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
-    }).then((s) => {
+    })).then((s) => {
       removeOnnxDebugLog();
       return s;
     });
@@ -116,7 +120,7 @@ export class VectorScan {
       this.onUnavailable(this.unavailable);
       return scanInJs(matrix, rows, query);
     }
-    const { Tensor } = ort();
+    const { Tensor } = await ort();
     const out = await session.run({ m: new Tensor('float32', matrix.subarray(0, rows * this.dim), [rows, this.dim]), q: new Tensor('float32', query, [this.dim, 1]) });
     return out.s!.data as Float32Array;
   }
