@@ -5,7 +5,15 @@ import path from 'node:path';
 /** A fresh temp directory removed when the process exits (or by calling the returned cleanup). */
 export function tempDir(prefix = 'ms-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  process.once('exit', () => {
+    // A daemon that is still closing may write a last file while the tree goes: retry, and never
+    // fail a test file over its leftovers in the temp dir.
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch {
+      // left for the OS to clean
+    }
+  });
   return dir;
 }
 
