@@ -259,11 +259,7 @@ export class MemoryEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.writes.idle();
-    await this.backlogRunning?.catch(() => {});
-    await this.upkeepRunning;
-    await this.store.close();
+    await this.suspend();
     // The embedder belongs to whoever created it (it may be shared by several engines).
   }
 

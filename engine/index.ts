@@ -87,7 +87,7 @@ export type { SalvageReport } from './store/lance-salvage.js';
 export { PgStore, STORE_MIGRATIONS } from './store/pg-store.js';
 export type { PgStoreOptions } from './store/pg-store.js';
 export { pgPoolClient } from './store/sql-client.js';
-export { loadPg, loadUndici } from './lazy-modules.js';
+export { loadUndici } from './lazy-modules.js';
 export type { SqlClient, SqlQueryable, SqlResult } from './store/sql-client.js';
 export { ensurePgvector, migrate } from './store/pg-migrate.js';
 export { filterSql, SqlParams, validSql } from './store/pg-filter.js';

@@ -87,8 +87,7 @@ export function createHandler(env: NodeJS.ProcessEnv, pluginRoot: string): (req:
   const settings = readSettings(env, home);
   const socket = hookSocketPath(home, env);
   const cwd = env.CLAUDE_PROJECT_DIR || process.cwd();
-  const call = async (params: Record<string, unknown>): Promise<ToolResult | { code: number; message: string }> => {
-    if (params.name !== 'search') return { code: -32602, message: `unknown tool ${JSON.stringify(params.name)}: this server has one tool, search` };
+  const call = async (params: Record<string, unknown>): Promise<ToolResult> => {
     const args = searchArgs(params.arguments);
     if (typeof args === 'string') return { isError: true, content: [{ type: 'text', text: args }] };
     return searchTool(args, { settings, socket: await socket, cwd, startDaemon: () => startDaemon(serviceCli(env, pluginRoot), callerEnv(env)) });
@@ -110,10 +109,9 @@ export function createHandler(env: NodeJS.ProcessEnv, pluginRoot: string): (req:
         return { result: {} };
       case 'tools/list':
         return { result: { tools: [SEARCH_TOOL] } };
-      case 'tools/call': {
-        const r = await call(params);
-        return 'code' in r && typeof r.code === 'number' ? { error: { code: r.code, message: String(r.message) } } : { result: r };
-      }
+      case 'tools/call':
+        if (params.name !== 'search') return { error: { code: -32602, message: `unknown tool ${JSON.stringify(params.name)}: this server has one tool, search` } };
+        return { result: await call(params) };
       default:
         return typeof req.method === 'string' && req.method.startsWith('notifications/') ? null : { error: { code: -32601, message: `method not found: ${String(req.method)}` } };
     }
