@@ -134,18 +134,22 @@ export function withSessionFallback(payload: Record<string, unknown>, env: NodeJ
   payload.stdin_bytes = Buffer.byteLength(raw);
 }
 
-export async function runHook(kind: HookKind, eventName: string): Promise<void> {
-  const env = process.env;
+/** How each Claude Code event is handled: recall answers with context, the others are captured. */
+export function hookKind(eventName: string): HookKind {
+  if (eventName === 'SessionStart' || eventName === 'UserPromptSubmit') return 'recall';
+  if (eventName === 'Stop' || eventName === 'PreCompact' || eventName === 'SessionEnd') return 'final';
+  return 'capture';
+}
+
+/**
+ * Hand one hook event to the daemon; what the hook prints (recall context, else nothing). Never
+ * throws. `raw` is the stdin the event came from (for the session-id fallback's log).
+ * `synchronous`: Claude Code waits for this call (the MCP server's hook tool), so a capture gets the
+ * final hooks' short budget rather than the async hooks' longer one.
+ */
+export async function handleHookEvent(kind: HookKind, eventName: string, payload: Record<string, unknown>, env: NodeJS.ProcessEnv, raw = '', synchronous = false): Promise<string> {
   try {
-    const raw = await readStdin(2000);
-    let payload: Record<string, unknown> = {};
-    try {
-      const v = JSON.parse(raw || '{}') as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) payload = v as Record<string, unknown>;
-    } catch {
-      // not JSON: send what we know
-    }
-    if (typeof payload.hook_event_name !== 'string') payload.hook_event_name = eventName;
+    if (typeof payload.hook_event_name !== 'string' || !payload.hook_event_name) payload.hook_event_name = eventName;
     withSessionFallback(payload, env, raw);
     if (typeof payload[CAPTURE_ID_FIELD] !== 'string') payload[CAPTURE_ID_FIELD] = newCaptureId();
     const home = serviceHome(env);
@@ -161,21 +165,21 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
           const answer = JSON.parse(r.body) as { context?: string; capture_refused?: boolean };
           if (answer.capture_refused) spoolEvent(home, payload);
           const ctx = answer.context ?? '';
-          if (ctx) await new Promise<void>((resolve) => process.stdout.write(output(eventName, ctx), () => resolve()));
+          return ctx ? output(eventName, ctx) : '';
         }
       } catch (err) {
         // The prompt is still captured: the daemon ingests the spool when it is back.
         if (err instanceof Unreachable || err instanceof Reset) spoolEvent(home, payload);
         if (err instanceof Unreachable) await start();
       }
-      return;
+      return '';
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const r = await post(socket, '/v1/capture', payload, kind === 'final' ? 2000 : 5000);
+        const r = await post(socket, '/v1/capture', payload, kind === 'final' || synchronous ? 2000 : 5000);
         // 503: the journal refused the write (a full disk); the spool may still have room.
         if (r.status === 503) spoolEvent(home, payload);
-        return;
+        return '';
       } catch (err) {
         if (err instanceof Reset && attempt === 0) {
           await new Promise((r) => setTimeout(r, 100));
@@ -183,9 +187,28 @@ export async function runHook(kind: HookKind, eventName: string): Promise<void> 
         }
         spoolEvent(home, payload);
         if (err instanceof Unreachable || err instanceof Reset) await start();
-        return;
+        return '';
       }
     }
+  } catch {
+    // Never fail the agent.
+    return '';
+  }
+}
+
+/** A hook script: the event from stdin, its answer (if any) on stdout. */
+export async function runHook(kind: HookKind, eventName: string): Promise<void> {
+  try {
+    const raw = await readStdin(2000);
+    let payload: Record<string, unknown> = {};
+    try {
+      const v = JSON.parse(raw || '{}') as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) payload = v as Record<string, unknown>;
+    } catch {
+      // not JSON: send what we know
+    }
+    const out = await handleHookEvent(kind, eventName, payload, process.env, raw);
+    if (out) await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
   } catch {
     // Never fail the agent.
   }

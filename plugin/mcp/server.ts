@@ -1,6 +1,7 @@
 /**
  * The plugin's MCP server over stdio: server `memory`, one tool `search` (Claude Code shows it as
- * memory.search). `.mcp.json` starts it the way hooks.json starts the hooks (sh, NODE_EXTRA_CA_CERTS
+ * memory.search), and the unlisted `hook` tool through which Claude Code hands it the events of the
+ * plugin's `mcp_tool` hooks (hook-tool.ts): no process is started per event. `.mcp.json` starts it the way hooks.json starts the hooks (sh, NODE_EXTRA_CA_CERTS
  * emptied and handed back to a daemon it starts).
  *
  * Claude Code waits for this server before the first request of `claude -p`, so it is written
@@ -16,6 +17,7 @@
 import path from 'node:path';
 import { hookSocketPath, serviceHome } from '../../hooks/lib/paths.js';
 import { callerEnv } from '../../hooks/lib/run.js';
+import { HOOK_TOOL, hookTool } from './hook-tool.js';
 import manifest from '../.claude-plugin/plugin.json' with { type: 'json' };
 import { searchTool, type ToolResult } from './search-tool.js';
 import { readSettings, SEARCH_SCOPES, type SearchScope } from './settings.js';
@@ -110,6 +112,8 @@ export function createHandler(env: NodeJS.ProcessEnv, pluginRoot: string): (req:
       case 'tools/list':
         return { result: { tools: [SEARCH_TOOL] } };
       case 'tools/call':
+        // The hook tool is not listed: Claude Code calls it for the plugin's mcp_tool hooks, the model never sees it.
+        if (params.name === HOOK_TOOL) return { result: await hookTool(params.arguments, env) };
         if (params.name !== 'search') return { error: { code: -32602, message: `unknown tool ${JSON.stringify(params.name)}: this server has one tool, search` } };
         return { result: await call(params) };
       default:

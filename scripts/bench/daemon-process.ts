@@ -3,6 +3,7 @@
  * with its own SERVICE_HOME, and the hook scripts run the way Claude Code runs them: a new Node
  * process per event, the event JSON on stdin, timed from spawn to exit.
  */
+import { ClaudeCodeSim } from '../../test/helpers/claude-code.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -130,9 +131,9 @@ export interface HookCommand {
  * The built plugin's hook command for an event, run as Claude Code runs it: the command line of
  * dist/plugin/hooks/hooks.json through /bin/sh, with CLAUDE_PLUGIN_ROOT set. `nodeOnly` puts
  * `-e 0` in place of the hook script: Node started exactly as the hook command starts it (the
- * floor no hook can beat).
+ * floor no command hook can beat). The other events are mcp_tool hooks: `pluginSession`.
  */
-export function hookCommand(repoRoot: string, event: 'UserPromptSubmit' | 'PostToolUse' | 'Stop', nodeOnly = false): HookCommand {
+export function hookCommand(repoRoot: string, event: 'SessionStart', nodeOnly = false): HookCommand {
   const plugin = path.join(repoRoot, 'dist', 'plugin');
   const doc = JSON.parse(fs.readFileSync(path.join(plugin, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   const command = doc.hooks[event]?.[0]?.hooks[0]?.command;
@@ -140,4 +141,15 @@ export function hookCommand(repoRoot: string, event: 'UserPromptSubmit' | 'PostT
   const script = /"\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[^"]+"/;
   if (!script.test(command)) throw new Error(`unexpected ${event} hook command: ${command}`);
   return { cmd: '/bin/sh', args: ['-c', nodeOnly ? command.replace(script, '-e 0') : command], env: { CLAUDE_PLUGIN_ROOT: plugin } };
+}
+
+/**
+ * One agent session of the built plugin, its hooks fired as Claude Code fires them (command hooks
+ * as processes, mcp_tool hooks as calls to the session's MCP server, connected up front as Claude
+ * Code connects it when a session starts).
+ */
+export async function pluginSession(repoRoot: string, env: NodeJS.ProcessEnv, cwd: string): Promise<ClaudeCodeSim> {
+  const sim = new ClaudeCodeSim(path.join(repoRoot, 'dist', 'plugin'), env, cwd);
+  await sim.connectHookServers();
+  return sim;
 }

@@ -21,7 +21,8 @@ import { post } from '../../hooks/lib/http.js';
 import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 import { profileRecall } from './daemon-profile.js';
 import { daemonProcessEnv } from '../../daemon/process-env.js';
-import { daemonEnv, hookCommand, startDaemon, type BenchDaemon, type HookCommand } from './daemon-process.js';
+import type { ClaudeCodeSim, HookRun } from '../../test/helpers/claude-code.js';
+import { daemonEnv, hookCommand, pluginSession, startDaemon, type BenchDaemon, type HookCommand } from './daemon-process.js';
 import { startLauncher, type Launcher } from './launcher.js';
 import { renderDaemon, type DaemonResults, type SizeRun } from './daemon-report.js';
 import { openSeeder } from './daemon-seed.js';
@@ -101,20 +102,29 @@ async function measureSize(launcher: Launcher, d: BenchDaemon, ctx: HookContext,
   const bare: number[] = [];
   const prompts: string[] = [];
   let withContext = 0;
-  const recallHook = hookCommand(repoRoot, 'UserPromptSubmit');
-  const captureHook = hookCommand(repoRoot, 'PostToolUse');
-  const nodeOnly = hookCommand(repoRoot, 'UserPromptSubmit', true);
+  // UserPromptSubmit and PostToolUse are mcp_tool hooks: a call to the session's MCP server.
+  const session = await pluginSession(repoRoot, env, ctx.cwd);
+  const unreachable = await pluginSession(repoRoot, noDaemon, ctx.cwd);
+  const once = async (sim: ClaudeCodeSim, event: string, payload: Record<string, unknown>): Promise<HookRun> => {
+    const [only, ...more] = await sim.fire(event, payload);
+    if (!only || more.length > 0) throw new Error(`hooks.json must have one synchronous ${event} handler`);
+    if (only.code !== 0) throw new Error(`${event} hook failed: ${only.stderr}`);
+    return only;
+  };
+  const nodeOnly = hookCommand(repoRoot, 'SessionStart', true);
   const rssStarted = d.rss();
   for (let i = 0; i < runs; i++) {
     const prompt = promptText(r, size + i);
     prompts.push(prompt);
     floor.push((await run(launcher, nodeOnly, env, ctx.cwd, '')).ms);
-    const rec = await run(launcher, recallHook, env, ctx.cwd, JSON.stringify(userPromptSubmit(ctx, prompt)));
+    const rec = await once(session, 'UserPromptSubmit', userPromptSubmit(ctx, prompt));
     recall.push(rec.ms);
-    if (rec.code === 0 && rec.stdout.includes('additionalContext')) withContext++;
-    capture.push((await run(launcher, captureHook, env, ctx.cwd, JSON.stringify(postToolUse(ctx, r, i)))).ms);
-    bare.push((await run(launcher, recallHook, noDaemon, ctx.cwd, JSON.stringify(userPromptSubmit(ctx, prompt)))).ms);
+    if (rec.stdout.includes('additionalContext')) withContext++;
+    capture.push((await once(session, 'PostToolUse', postToolUse(ctx, r, i))).ms);
+    bare.push((await once(unreachable, 'UserPromptSubmit', userPromptSubmit(ctx, prompt))).ms);
   }
+  await session.close();
+  await unreachable.close();
   const direct = Array.from({ length: Math.min(runs, 50) }, (_, i) => userPromptSubmit(ctx, promptText(r, size + runs + i)));
   const recallRequest = await timeRequests(socket, '/v1/recall', direct);
   // A recall from a directory inside the data dir: the daemon parses it and answers at once
@@ -220,7 +230,7 @@ async function main(): Promise<void> {
     if (env.NODE_EXTRA_CA_CERTS) {
       const plain: number[] = [];
       const hookStart: number[] = [];
-      const nodeOnly = hookCommand(repoRoot, 'UserPromptSubmit', true);
+      const nodeOnly = hookCommand(repoRoot, 'SessionStart', true);
       for (let i = 0; i < 30; i++) {
         plain.push((await launcher.time({ cmd: process.execPath, args: ['-e', '0'], env, cwd, input: '' })).ms);
         hookStart.push((await run(launcher, nodeOnly, env, cwd, '')).ms);

@@ -161,6 +161,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       for (const r of runs) for (const item of injectedItems(contextOf(r))) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
     }
     await sim.settle();
+    await sim.close();
     await settled(client, path.join(resolvePaths(user.data).logDir, 'daemon.log'));
     const s = scores[setOf(f.labels)];
     s.fixtures++;
@@ -219,6 +220,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
     }
     await sim.settle();
+    await sim.close();
   }
   await cli(['daemon', 'stop'], user.env);
 

@@ -73,22 +73,23 @@ test('hooks and the MCP server hand NODE_EXTRA_CA_CERTS back the same way', () =
 test('hooks.json starts a hook without NODE_EXTRA_CA_CERTS and the daemon it starts gets it back', async () => {
   const plugin = path.resolve(bundles, '..', 'plugin');
   const hooksDoc = JSON.parse(fs.readFileSync(path.join(plugin, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-  const command = hooksDoc.hooks.UserPromptSubmit![0]!.hooks[0]!.command;
+  // SessionStart is a command hook (the other events reach the MCP server, started the same way: test/plugin/manifest.test.ts).
+  const command = hooksDoc.hooks.SessionStart![0]!.hooks[0]!.command;
   for (const ca of ['/etc/corp/ca.pem', undefined]) {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hook-ca-'));
     // A plugin root whose hook notes the environment it runs in, then runs the real hook.
     fs.mkdirSync(path.join(home, 'plugin', 'hooks'), { recursive: true });
     const seen = path.join(home, 'hook-env.json');
     fs.writeFileSync(
-      path.join(home, 'plugin', 'hooks', 'user-prompt-submit.cjs'),
-      `require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ ca: process.env.NODE_EXTRA_CA_CERTS ?? null }));\nrequire(${JSON.stringify(path.join(bundles, 'user-prompt-submit.cjs'))});`,
+      path.join(home, 'plugin', 'hooks', 'session-start.cjs'),
+      `require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ ca: process.env.NODE_EXTRA_CA_CERTS ?? null }));\nrequire(${JSON.stringify(path.join(bundles, 'session-start.cjs'))});`,
     );
     const started = path.join(home, 'daemon-env.json');
     fs.writeFileSync(path.join(home, 'cli.js'), `require('node:fs').writeFileSync(${JSON.stringify(started)}, JSON.stringify({ ca: process.env.NODE_EXTRA_CA_CERTS ?? null, saved: process.env.SERVICE_HOOK_CA_CERTS ?? null }));`);
     const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PLUGIN_ROOT: path.join(home, 'plugin'), SERVICE_HOME: home, SERVICE_CLI: path.join(home, 'cli.js'), SERVICE_RECALL_TIMEOUT_MS: '200' };
     delete env.NODE_EXTRA_CA_CERTS;
     if (ca) env.NODE_EXTRA_CA_CERTS = ca;
-    const r = spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hi', session_id: 's' }), env, encoding: 'utf8' });
+    const r = spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify({ hook_event_name: 'SessionStart', source: 'startup', session_id: 's' }), env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     for (let i = 0; i < 100 && !fs.existsSync(started); i++) await new Promise((res) => setTimeout(res, 20));
     const hook = JSON.parse(fs.readFileSync(seen, 'utf8')) as { ca: string | null };

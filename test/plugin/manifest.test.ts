@@ -93,8 +93,10 @@ describe('the built plugin follows the documented format', () => {
     assert.equal(entry.version, json('.claude-plugin/plugin.json').version);
   });
 
-  it('hooks.json: recall and end-of-turn hooks synchronous with short timeouts, other capture hooks async, every command inside the plugin', () => {
+  it('hooks.json: SessionStart and SessionEnd commands inside the plugin, every other event an mcp_tool hook to the plugin\'s own server', () => {
     const doc = json('hooks/hooks.json');
+    const mcp = json('.mcp.json');
+    const plugin = json('.claude-plugin/plugin.json');
     assert.deepEqual(Object.keys(doc).sort(), ['description', 'hooks']);
     assert.deepEqual(Object.keys(doc.hooks).sort(), [...CAPTURE_EVENTS].sort(), 'one entry per event the daemon accepts');
     for (const [event, groups] of Object.entries(doc.hooks as Record<string, any[]>)) {
@@ -102,18 +104,31 @@ describe('the built plugin follows the documented format', () => {
       for (const g of groups) {
         for (const k of Object.keys(g)) assert.ok(['matcher', 'hooks'].includes(k), `${event}: unknown key ${k}`);
         for (const h of g.hooks) {
-          for (const k of Object.keys(h)) assert.ok(['type', 'command', 'timeout', 'async'].includes(k), `${event}: unknown handler key ${k}`);
-          assert.equal(h.type, 'command');
-          assert.match(h.command, /^SERVICE_HOOK_CA_CERTS="\$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS= node "\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[a-z-]+\.cjs"$/);
-          assert.ok(typeof h.timeout === 'number' && h.timeout > 0);
-          // Recall, and the events after which `claude -p` exits (it kills async hooks then).
-          const sync = ['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact', 'SessionEnd'].includes(event);
-          assert.equal(h.async === true, !sync, `${event} is ${sync ? 'synchronous' : 'async'}`);
-          if (sync) assert.ok(h.timeout <= 5, `${event} fails fast`);
-          for (const rel of rootPaths(h.command)) assertInside(rel, `hooks.json ${event}`);
+          assert.ok(typeof h.timeout === 'number' && h.timeout > 0 && h.timeout <= 5, `${event} fails fast`);
+          assert.notEqual(h.async, true, `${event} is synchronous: \`claude -p\` kills async hooks as it exits`);
+          if (event === 'SessionStart' || event === 'SessionEnd') {
+            // Claude Code connects MCP servers after SessionStart and closes them before SessionEnd.
+            for (const k of Object.keys(h)) assert.ok(['type', 'command', 'timeout'].includes(k), `${event}: unknown handler key ${k}`);
+            assert.equal(h.type, 'command');
+            const script = `SERVICE_HOOK_CA_CERTS="\\$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS= node "\\$\\{CLAUDE_PLUGIN_ROOT\\}\\/hooks\\/[a-z-]+\\.cjs"`;
+            // SessionEnd is handed to a process in the background, its stdin kept: claude -p does not wait for it.
+            assert.match(h.command, new RegExp(`^${script}${event === 'SessionEnd' ? ' <&0 >/dev/null 2>&1 &' : ''}$`));
+            for (const rel of rootPaths(h.command)) assertInside(rel, `hooks.json ${event}`);
+            continue;
+          }
+          for (const k of Object.keys(h)) assert.ok(['type', 'server', 'tool', 'input', 'timeout'].includes(k), `${event}: unknown handler key ${k}`);
+          assert.equal(h.type, 'mcp_tool');
+          assert.equal(h.server, `plugin:${plugin.name}:${Object.keys(mcp.mcpServers)[0]}`, 'Claude Code names a plugin\'s server plugin:<plugin>:<server>');
+          assert.equal(h.tool, 'hook');
+          assert.equal(h.input.event, '${hook_event_name}');
+          for (const [k, v] of Object.entries(h.input)) if (k !== 'event') assert.equal(v, `\${${k}}`, `${event}: ${k} is the hook input's own field`);
+          for (const field of ['session_id', 'transcript_path', 'cwd']) assert.ok(field in h.input, `${event} passes ${field}`);
         }
       }
     }
+    assert.ok('prompt' in doc.hooks.UserPromptSubmit[0].hooks[0].input);
+    for (const field of ['tool_name', 'tool_input', 'tool_response']) assert.ok(field in doc.hooks.PostToolUse[0].hooks[0].input);
+    assert.ok('last_assistant_message' in doc.hooks.Stop[0].hooks[0].input);
   });
 
   it('.mcp.json: the memory server runs the bundled file with node, started like the hooks (no NODE_EXTRA_CA_CERTS)', () => {
