@@ -168,4 +168,7 @@ export function serveStdio(handle: (req: Request) => Promise<Reply | null>): voi
   });
 }
 
+// The server lives as long as the session and every hook of it comes through here: a stray error
+// is reported on stderr (Claude Code's MCP log) and the server goes on serving.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) process.on(event, (err: unknown) => process.stderr.write(`memory MCP server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
 serveStdio(createHandler(process.env, path.resolve(path.dirname(process.argv[1] ?? '.'), '..')));

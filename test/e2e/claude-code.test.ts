@@ -72,6 +72,8 @@ function occurrences(text: string, needle: string): number {
 interface Recent {
   session_id: string;
   event: string;
+  /** The start of what the event said (prompt, message, tool input, reason …). */
+  summary: string;
 }
 
 for (const [i, claude] of CLAUDE_VERSIONS.entries()) {
@@ -122,6 +124,13 @@ for (const [i, claude] of CLAUDE_VERSIONS.entries()) {
       assert.ok(found >= 0 && found <= 2000, `the decision was searchable ${found < 0 ? 'not within 5 s' : `${Math.round(found)} ms`} after exit`);
       const events = await eventsOf(r.session_id);
       for (const e of ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'SubagentStop', 'Stop', 'SessionEnd']) assert.ok(events.includes(e), `${e} reached the daemon (got ${events.join(', ')})`);
+      // With what Claude Code said in it, not just the session id (a hook that lost its stdin still delivers the id).
+      const mine = (await recent()).filter((e) => e.session_id === r.session_id);
+      const said = (event: string, what: RegExp): boolean => mine.some((e) => e.event === event && what.test(e.summary));
+      assert.ok(said('UserPromptSubmit', /PostgreSQL/), `the prompt: ${JSON.stringify(mine)}`);
+      assert.ok(said('PostToolUse', /README/), 'the tool input');
+      assert.ok(said('Stop', /\S/), 'the last assistant message');
+      assert.ok(said('SessionEnd', /\S/), 'the reason the session ended');
     });
 
     it('PreCompact fires on /compact and reaches the daemon', async () => {
