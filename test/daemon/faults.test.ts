@@ -18,7 +18,8 @@ import { DaemonClient } from '../../daemon/client.js';
 import { resolvePaths } from '../../engine/index.js';
 import { cli, runHook, startTestDaemon, testEnv, type TestDaemon } from '../helpers/daemon.js';
 import { journalLines, lostAndDuplicated, type Ack } from '../helpers/journal.js';
-import { tempDir } from '../helpers/tmp.js';
+import { repoRoot, tempDir } from '../helpers/tmp.js';
+import { ClaudeCodeSim } from '../helpers/claude-code.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -74,9 +75,15 @@ async function status(client: DaemonClient): Promise<Status> {
 
 // Bounded: the whole suite must finish well inside 3 minutes on a loaded 2-core machine.
 describe('fault suite', { timeout: 180_000 }, () => {
-  it('kill -9 during hook bursts: every event reaches the journal or the spool, none twice', async () => {
+  // Both ways an event reaches the daemon: a hook script (SessionStart, SessionEnd), and the plugin's
+  // MCP server for its mcp_tool hooks (every other event), which stays up while the daemon dies.
+  for (const via of ['hook scripts', "the plugin MCP server's hook tool"] as const) {
+  it(`kill -9 during hook bursts through ${via}: every event reaches the journal or the spool, none twice`, async () => {
     const home = path.join(tempDir('fault-kill-'), 'home');
     const env = testEnv(home);
+    const sim = via === 'hook scripts' ? null : new ClaudeCodeSim(repoRoot('dist', 'plugin'), env, path.dirname(home));
+    const fire = async (payload: Record<string, unknown>): Promise<{ code: number | null }> => (sim ? (await sim.fire('PostToolUse', payload))[0]! : runHook('PostToolUse', payload, env));
+    if (sim) await sim.connectHookServers();
     const client = new DaemonClient({ socketPath: resolvePaths(home).socket, timeoutMs: 30_000 });
     const session = 'kill-burst';
     const ROUNDS = 2;
@@ -89,7 +96,7 @@ describe('fault suite', { timeout: 180_000 }, () => {
         if (!(await waitUp(client, 3000))) d = await startTestDaemon({ home });
       }
       await status(client); // the store is open: nothing flushes behind the burst
-      const hooks = Array.from({ length: BURST }, (_, i) => runHook('PostToolUse', toolEvent(session, `r${round}-e${i}`), env));
+      const hooks = Array.from({ length: BURST }, (_, i) => fire(toolEvent(session, `r${round}-e${i}`)));
       sent += BURST;
       await sleep(150 + round * 100);
       const pid = lockPid(home);
@@ -113,9 +120,11 @@ describe('fault suite', { timeout: 180_000 }, () => {
     assert.equal(fs.readdirSync(resolvePaths(home).spoolDir).filter((f) => f.endsWith('.json')).length, 0, 'the spool was ingested');
     assert.equal(flushedTurns(home, session), sent, 'every event flushed exactly once');
     assert.ok(s.health.problems.every((p) => p.kind !== 'journal_write'), 'no journal write failed');
+    await sim?.close();
     if (d) await d.stop();
     else await cli(['daemon', 'stop'], env);
   });
+  }
 
   it('restarts mid-session: seqs never repeat, and prompts after two clean restarts reach the store', async () => {
     const home = path.join(tempDir('fault-restart-'), 'home');
