@@ -6,6 +6,8 @@
  * as relevant only when it covers the query's informative terms: enough of them (two, or every
  * one of a query of at most three words) and a large enough share of the smaller side.
  */
+import { isQuestion } from '../extract/noise.js';
+import { bm25Idf } from '../text/term-stats.js';
 import { queryTerms, termSet, words } from '../text/tokenize.js';
 
 /**
@@ -91,11 +93,9 @@ export function isRelevant(query: string, content: string, floor: RelevanceFloor
 export const RARE_TERM_CANDIDATES = 3;
 /** Share of the query's weighted terms (those any candidate holds) the top hit must cover. */
 export const MIN_WEIGHTED_COVERAGE = 0.5;
-/** The top hit must score at least this many times the next candidate to be taken on one rare term. */
+/** The top candidate must score at least this many times the next to be kept on one rare term. */
 export const LEAD_RATIO = 2;
 
-/** A lookup ("which linters do we run", "postgres?"), not a request ("please store this thing"). */
-const LOOKUP = /^(?:what|which|where|when|who|whose|why|how)\b|^(?:is|are|was|were|do|does|did|can|could|should|have|has)\s+(?:we|i|you|it|they|the|this|that|there|our|my)\b|\?\s*$/i;
 
 /** A search candidate: its content and fused score, best first. */
 export interface ScoredText {
@@ -108,26 +108,26 @@ export interface ScoredText {
  * question whose words are not the answer's ("which linters do we run" → "ruff and pyrefly") shares
  * one term with it; the top candidate is then kept when that term is rare (held by at most
  * RARE_TERM_CANDIDATES candidates), it covers at least MIN_WEIGHTED_COVERAGE of the query's terms
- * weighted by rarity (IDF over the candidates; terms no candidate holds say nothing about which one
- * answers), and it scores LEAD_RATIO times the next candidate. A request is never relaxed, and a
- * common word never counts, so one shared common word still injects nothing.
+ * weighted by rarity (BM25 IDF over the candidates; terms no candidate holds say nothing about which
+ * one answers), and it scores LEAD_RATIO times the next candidate (far ahead of the rest). A request
+ * is never relaxed, and a common word never counts, so one shared common word still injects nothing.
+ * (Measured: letting the three best candidates in on the same terms found no more answers on the
+ * held-out sessions and injected more.)
  */
 export function relevantCandidates(query: string, candidates: readonly ScoredText[], floor: RelevanceFloor = RELEVANCE_FLOOR): boolean[] {
   const out = candidates.map((c) => relevance(query, c.content, floor).relevant);
   const top = candidates[0];
-  if (!top || out[0] || !LOOKUP.test(query.trim())) return out;
-  const next = candidates[1]?.score ?? 0;
-  if (top.score < LEAD_RATIO * next) return out;
+  // Only a lookup ("which linters do we run", "postgres?"), never a request ("please store this thing").
+  if (!top || out[0] || !isQuestion(query)) return out;
+  if (top.score < LEAD_RATIO * (candidates[1]?.score ?? 0)) return out;
   const q = [...new Set(informativeTerms(query).map(form))];
   const held = candidates.map((c) => new Set([...termSet(c.content)].map(form)));
   const df = new Map(q.map((t) => [t, held.filter((h) => h.has(t)).length] as const));
-  const n = candidates.length;
-  const weight = (t: string): number => Math.log(1 + n / df.get(t)!);
+  const weight = (t: string): number => bm25Idf(candidates.length, df.get(t)!);
   const present = q.filter((t) => df.get(t)! > 0);
   const matched = present.filter((t) => held[0]!.has(t));
   if (!matched.some((t) => df.get(t)! <= RARE_TERM_CANDIDATES)) return out;
   const total = present.reduce((a, t) => a + weight(t), 0);
-  const covered = matched.reduce((a, t) => a + weight(t), 0);
-  out[0] = total > 0 && covered / total >= MIN_WEIGHTED_COVERAGE;
+  out[0] = total > 0 && matched.reduce((a, t) => a + weight(t), 0) / total >= MIN_WEIGHTED_COVERAGE;
   return out;
 }

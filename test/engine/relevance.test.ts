@@ -48,7 +48,8 @@ describe('relevance floor', () => {
     const answer = { content: 'Checks to run: ruff and pyrefly (the linters), pyrefly has 58 old errors.', score: 0.9 };
     assert.deepEqual(relevantCandidates('which linters do we run', [answer, ...others]).slice(0, 2), [true, false]);
     assert.equal(relevantCandidates('please run the linters', [answer, ...others])[0], false, 'a request is never relaxed');
-    assert.equal(relevantCandidates('which linters do we run', [answer, { ...others[0]!, score: 0.6 }, ...others])[0], false, 'no lead, no relaxation');
+    assert.equal(relevantCandidates('which linters do we run', [answer, { ...others[0]!, score: 0.6 }, ...others])[0], false, 'not far ahead, no relaxation');
+    assert.equal(relevantCandidates('which linters do we run', [others[0]!, answer, ...others])[1], false, 'only the top candidate');
   });
 
   it('never relaxes on a common term, so one shared common word still injects nothing', () => {
