@@ -18,7 +18,7 @@ import { cleanContent } from './clean.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
-import { MAX_SENTENCE_CHARS, sentences } from './segment.js';
+import { MAX_SENTENCE_CHARS, sentences, stripPastedOutput } from './segment.js';
 import { answerDrafts } from './answers.js';
 import { lastingSummary } from './compact-summary.js';
 import { subjectOf } from './subject.js';
@@ -185,7 +185,7 @@ export class RuleExtractor implements Extractor {
 }
 
 function proseDrafts(turn: ExtractTurn): Draft[] {
-  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.text);
+  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text);
   const out: Draft[] = [];
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;

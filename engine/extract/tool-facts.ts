@@ -31,6 +31,9 @@ const ENGINE_REQUIREMENTS: readonly RegExp[] = [
   /requires a different (Python): [\d.]+ not in '([^']{1,20})'/i,
 ];
 
+/** The project's own version pins: a failure that quotes one is the project's choice, not a dependency's. */
+const OWN_MANIFEST = /(?:go\.mod|package\.json|pyproject\.toml|\.nvmrc|\.node-version|\.python-version|\.tool-versions|rust-toolchain(?:\.toml)?)\W*$/i;
+
 // A passing test run is not read: it is an observation of one run, not the project's rule, and
 // stays in the turn's episode; it becomes a memory only when someone states it as the rule.
 
@@ -41,6 +44,10 @@ export function toolFacts(turn: ExtractTurn): ToolFact[] {
   for (const re of ENGINE_REQUIREMENTS) {
     const m = re.exec(text);
     if (!m) continue;
+    // "go: go.mod requires go >= 1.24.0": the project's own manifest, which the session is about to
+    // change one way or the other; only a dependency's requirement is a constraint on the project.
+    const line = text.slice(text.lastIndexOf('\n', m.index) + 1, m.index);
+    if (OWN_MANIFEST.test(line)) continue;
     const name = RUNTIME_NAMES[m[1]!.toLowerCase()] ?? m[1]!;
     const range = m[2]!.replace(/^(>=?|\^|~)\s*v?/, (_all, op: string) => `${op} `).trim();
     return [{ content: `Requires ${name} ${range}.`, category: 'constraint', confidence: TOOL_CONFIDENCE }];

@@ -143,6 +143,20 @@ describe('extraction on natural text', () => {
     assert.deepEqual(texts, ['Moved the I/O helpers to src/io.']);
   });
 
+  it('does not read Claude Code output pasted into a prompt as the user’s words', async () => {
+    const prompt =
+      'one ci test keeps failing. we decided to use background agents for the fixes. Here is what the last agent said:\n\n' +
+      '⏺ ✅ Fixed - all tests passing!\n\n  Agent a598 identified and fixed the root cause:\n\n  We must never skip directories.\n\n' +
+      '  sessionDir/subagents/\n  ├── agent-parent.jsonl        ✅ Found\n  └── agent-parent/           ❌ Skipped (directory)\n\n' +
+      'never push to main directly';
+    const texts = (await extract([user(prompt)])).map((c) => c.content);
+    assert.deepEqual(texts, ['We decided to use background agents for the fixes.', 'Never push to main directly.']);
+  });
+
+  it('reads no drawn file tree as prose', async () => {
+    assert.deepEqual(await extract([user('├── Never scanned agent-child-1.jsonl\n└── Never discovered agent-child-2.jsonl')]), []);
+  });
+
   it('does not store the user thinking aloud at the assistant as a decision', async () => {
     assert.deepEqual(await extract([user('As a user I do not actually see why and when you decided to work under todo tracking, maybe its just an artifact of the hooks')]), []);
     assert.deepEqual(await extract([user('why did you decide to use redis for this?')]), []);
