@@ -9,7 +9,7 @@
  * oldest are forgotten); recall weighs them below extracted facts and injects at most
  * MAX_EPISODES_INJECTED per prompt.
  */
-import { stripInjected, type MemoryEngine, type VersionRow } from '../engine/index.js';
+import type { MemoryEngine, VersionRow } from '../engine/index.js';
 import type { Turn } from './transcript.js';
 
 /** Metadata that marks a memory as an episode. */
@@ -73,10 +73,7 @@ function filesLine(files: readonly string[]): string {
 export function episodeText(d: EpisodeDraft): string {
   const parts = [`Asked: ${clip(d.request, MAX_REQUEST)}`];
   for (const qa of d.qa) parts.push(`Answered: ${clip(qa, MAX_QA)}`);
-  // A final message often opens with a code or JSON block; its prose (the summary) is what a later
-  // question matches, so the clip keeps the prose and leaves the blocks out.
-  const prose = stripInjected(d.outcome).trim();
-  if (d.outcome) parts.push(`Outcome: ${clip(prose || d.outcome, MAX_OUTCOME)}`);
+  if (d.outcome) parts.push(`Outcome: ${clip(d.outcome, MAX_OUTCOME)}`);
   if (d.files.length > 0) parts.push(`Files: ${filesLine(d.files)}`);
   return parts.join('\n');
 }
