@@ -12,7 +12,7 @@ import { parseImportLine } from './import-line.js';
 import { silentLogger, type Logger } from './log.js';
 import { exportLine, type ExportLine } from './record-json.js';
 import { collapseDuplicates, fuse, type Ranked } from './search/fuse.js';
-import { isRelevant, RELEVANCE_FLOOR, type RelevanceFloor } from './search/relevance.js';
+import { RELEVANCE_FLOOR, relevantCandidates, type RelevanceFloor } from './search/relevance.js';
 import { mergeFilters, scopeFilter, type ScopeContext } from './search/scope.js';
 import { MAX_COMPLETIONS, typedPrefix, withCompletions } from './text/complete.js';
 import { matchesFilter } from './store/filter.js';
@@ -830,8 +830,10 @@ export class MemoryEngine {
     // Filtering before collapsing keeps the same results: ranked is sorted, so whatever a
     // below-threshold entry could hide also scores below the threshold.
     const floor = input.relevance === true ? RELEVANCE_FLOOR : input.relevance || null;
+    // The floor reads every candidate (how many hold a query term tells how common it is).
+    const relevant = floor ? relevantCandidates(input.query, ranked.map((r) => ({ content: r.row.content, score: r.score })), floor) : null;
     const results = collapseDuplicates(
-      ranked.filter((r) => r.score >= threshold && r.score > 0 && (!floor || isRelevant(input.query, r.row.content, floor))),
+      ranked.filter((r, i) => r.score >= threshold && r.score > 0 && (!relevant || relevant[i])),
       topK,
     ).map((r) => ({ row: r.row, score: r.score, vectorScore: r.vectorScore }));
     return {

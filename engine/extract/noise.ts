@@ -30,10 +30,13 @@ const TRACE_LINE =
 const PROGRESS =
   /^(?:running|reading|writing|searching|checking|installing|building|compiling|downloading|fetching|loading|analy[sz]ing|updating|creating|executing|looking|scanning|listing|starting|waiting|generating|resolving|linking|applying|editing)\b[^.!?]{0,100}(?:\.\.\.|…)$|^(?:all\s+)?\d+\s+(?:tests?\s+)?(?:passed|failed|passing|failing)\b|\d{1,3}%\s*(?:\||\]|complete|done)/i;
 
-/** Tool chatter: logs, test reporters, stack traces, progress lines. */
+/** A line of a drawn file tree ("├── agent-child-1.jsonl", "│   └── subagents/"). */
+const TREE_LINE = /[├└│┌┐┘┬┴┼]\s*─|^[│├└]/;
+
+/** Tool chatter: logs, test reporters, stack traces, progress lines, drawn file trees. */
 export function isChatterLine(line: string): boolean {
   const t = line.trim();
-  return LOG_LINE.test(t) || TRACE_LINE.test(t) || PROGRESS.test(t);
+  return LOG_LINE.test(t) || TRACE_LINE.test(t) || PROGRESS.test(t) || TREE_LINE.test(t);
 }
 
 const ACK = new Set(

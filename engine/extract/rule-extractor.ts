@@ -18,7 +18,7 @@ import { cleanContent } from './clean.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
-import { MAX_SENTENCE_CHARS, sentences } from './segment.js';
+import { MAX_SENTENCE_CHARS, sentences, stripPastedOutput } from './segment.js';
 import { answerDrafts } from './answers.js';
 import { lastingSummary } from './compact-summary.js';
 import { subjectOf } from './subject.js';
@@ -65,14 +65,28 @@ const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you
 /** Assistant findings that hold beyond the turn (a root cause, the cause of a failure). */
 const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
 /**
- * An assistant's change-log line ("Replaced inline styles with CSS classes", "Added a Rewind
- * button"): what was done in the turn, which its episode records. It becomes a memory only with
- * the reason that makes it a design decision ("… to avoid circular dependencies") or when it says
- * where something now lives ("Moved the fixtures to test/fixtures").
+ * An assistant's change-log line ("Replaced inline styles with CSS classes", "Designed a parallel
+ * code path to avoid breaking X", "Pinned prettier in package.json"): what was done in the turn,
+ * which its episode records, with or without the reason it was done that way. It becomes a memory
+ * only when stated as the project's rule (a durability cue: "… from now on", "… instead of …") or
+ * when it says where something now lives ("Moved the fixtures to test/fixtures").
  */
-const CHANGE_LOG = /^(?:i |we )?(?:replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up)\b/i;
-const NAMES_A_PATH = /[\w.-]\/[\w.-]|\b[\w-]+\.(?:[jt]sx?|mjs|py|rs|go|rb|ex|exs|java|kt|c|h|cpp|css|html|md|json|ya?ml|toml|sql|sh)\b/i;
-const REASON = /\b(?:(?:in order |so as )?to (?:avoid|keep|make|allow|ensure|prevent|support|enable|let|reduce|match|stay|preserve|decouple|isolate)|so (?:that|it|we|they|the)|because|since|as (?:it|they|the)|for (?:consistency|clarity|performance|safety|compatibility))\b/i;
+const CHANGE_LOG =
+  /^(?:i |we )?(?:replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up|designed|implemented|introduced|pinned|installed|configured|set up|enabled|disabled|upgraded|downgraded|relocated)\b/i;
+/** A change-log line that moves something somewhere: where it now lives is worth keeping. */
+const RELOCATION = /^(?:i |we )?(?:moved|renamed|relocated|extracted|split)\b[^.]*\b(?:to|into|under|in)\s/i;
+/**
+ * A file path: a name with an extension, or segments of two characters or more around a slash
+ * ("test/fixtures", "./src"); "S/I" or "I/O" is not a path.
+ */
+const NAMES_A_PATH = /(?:^|[^\w/])(?:\.{1,2}\/|~\/)?[\w.-]{2,}\/[\w.-]{2,}|\b[\w-]+\.(?:[jt]sx?|mjs|py|rs|go|rb|ex|exs|java|kt|c|h|cpp|css|html|md|json|ya?ml|toml|sql|sh)\b/i;
+/**
+ * The user thinking aloud at the assistant ("As a user I do not actually see why and when you
+ * decided …", "I wonder if …", "why did you …"): a reaction to what the assistant did, not the
+ * project's decision, even when it holds a decision word.
+ */
+const MUSING =
+  /\bi (?:do not|don'?t|did not|didn'?t|can'?t|cannot) (?:really |actually |quite |fully |even )?(?:see|understand|get|follow|know|remember|tell)\b|\bi(?:'m| am) (?:not sure|wondering|curious|confused)\b|\bi wonder\b|\b(?:why|when|how) (?:did |do |would |have )?you (?:decided?|chose|choose|picked?|changed?|went|go|made|make)\b|\byou(?:'ve| have)? (?:decided|chose|picked)\b/i;
 /** A personal preference goes to every repository only at or above this confidence (and durable). */
 const PERSONAL_MIN_CONFIDENCE = 0.7;
 
@@ -171,7 +185,7 @@ export class RuleExtractor implements Extractor {
 }
 
 function proseDrafts(turn: ExtractTurn): Draft[] {
-  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.text);
+  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text);
   const out: Draft[] = [];
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
@@ -183,7 +197,8 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
     const durable = DURABLE.test(text);
-    if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !REASON.test(text) && !NAMES_A_PATH.test(text) && !durable) continue;
+    if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !durable && !(RELOCATION.test(text) && NAMES_A_PATH.test(text))) continue;
+    if (turn.role === 'user' && MUSING.test(text) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!").
     if (!durable && (ONE_OFF.test(text) || REQUEST.test(text))) continue;
     const scored = scoreSentence(text);

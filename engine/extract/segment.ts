@@ -24,6 +24,30 @@ const SUMMARY_LABEL = new RegExp(`^(?:\\*\\*)?${SUMMARY_WORDS}(?:\\*\\*)?:?(?:\\
 /** A Markdown heading about a summary ("## Summary of changes"). */
 const SUMMARY_HEADING = new RegExp(`^${SUMMARY_WORDS}\\b[^.!?]{0,40}$`, 'i');
 
+/**
+ * Claude Code shows each assistant reply behind a "⏺" marker, its tool output behind "⎿", and
+ * indents what follows by two spaces. A user prompt holding such a block pastes the assistant's
+ * (or a tool's) words, not the user's: the block runs from the marker line through the indented and
+ * blank lines after it.
+ */
+const PASTED_MARKER = /^\s*[⏺⎿]\s/;
+
+/** A user's text without the Claude Code output pasted into it. */
+export function stripPastedOutput(text: string): string {
+  const out: string[] = [];
+  let pasted = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (PASTED_MARKER.test(line)) {
+      pasted = true;
+      continue;
+    }
+    if (pasted && (line.trim() === '' || /^\s/.test(line))) continue;
+    pasted = false;
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
 /** Remove injected memory context and fenced code blocks. */
 export function stripInjected(text: string): string {
   return text.replace(MEMORY_CONTEXT, '\n').replace(FENCE, '\n');

@@ -1,6 +1,6 @@
 /**
  * Durable facts from tool outcomes, kept conservative: a failed install that names a required
- * runtime version, and a passing test command. Everything else a tool prints is chatter.
+ * runtime version. Everything else a tool prints is chatter.
  *
  * Tool text is the capture format: optionally the command on a first line prefixed `$ `, then
  * its output. Only shell-like tools are read; a `Read` of a README is not an outcome.
@@ -31,30 +31,27 @@ const ENGINE_REQUIREMENTS: readonly RegExp[] = [
   /requires a different (Python): [\d.]+ not in '([^']{1,20})'/i,
 ];
 
-const TEST_COMMAND =
-  /^(?:npm (?:run )?test|npm t|pnpm (?:run )?test|pnpm t|yarn (?:run )?test|bun test|npx (?:vitest|jest|mocha)(?: run)?|node --test|pytest|python -m pytest|go test(?: \.\/\.\.\.)?|cargo test|make test|mvn test|gradle test|\.\/gradlew test|dotnet test|(?:bundle exec )?rspec|deno test)(?=\s|$)/;
-// Case matters: TAP prints `# fail 0` on success, Jest prints `FAIL` on failure.
-const PASSED = /^#\s*pass\s+[1-9]|\b[1-9]\d* (?:tests? )?[Pp]ass(?:ed|ing)\b|^Tests:\s+[1-9]\d* passed|^ok \d|\bPASS\b|test result: ok/m;
-const FAILED = /^#\s*fail\s+[1-9]|\b[1-9]\d* (?:tests? )?[Ff]ail(?:ed|ing|ures?)?\b|^not ok\b|\bFAIL(?:ED)?\b|[1-9]\d* errors?\b/m;
+/** The project's own version pins: a failure that quotes one is the project's choice, not a dependency's. */
+const OWN_MANIFEST = /(?:go\.mod|package\.json|pyproject\.toml|\.nvmrc|\.node-version|\.python-version|\.tool-versions|rust-toolchain(?:\.toml)?)\W*$/i;
+
+// A passing test run is not read: it is an observation of one run, not the project's rule, and
+// stays in the turn's episode; it becomes a memory only when someone states it as the rule.
 
 export function toolFacts(turn: ExtractTurn): ToolFact[] {
   if (turn.role !== 'tool' || (turn.tool !== undefined && !SHELL_TOOLS.test(turn.tool))) return [];
   const text = turn.text;
-  const command = /^\$\s+(.+)$/m.exec(text.split('\n', 1)[0] ?? '')?.[1]?.trim() ?? null;
 
   for (const re of ENGINE_REQUIREMENTS) {
     const m = re.exec(text);
     if (!m) continue;
+    // "go: go.mod requires go >= 1.24.0": the project's own manifest, which the session is about to
+    // change one way or the other; only a dependency's requirement is a constraint on the project.
+    const line = text.slice(text.lastIndexOf('\n', m.index) + 1, m.index);
+    if (OWN_MANIFEST.test(line)) continue;
     const name = RUNTIME_NAMES[m[1]!.toLowerCase()] ?? m[1]!;
     const range = m[2]!.replace(/^(>=?|\^|~)\s*v?/, (_all, op: string) => `${op} `).trim();
     return [{ content: `Requires ${name} ${range}.`, category: 'constraint', confidence: TOOL_CONFIDENCE }];
   }
 
-  if (turn.ok === true && command) {
-    const test = TEST_COMMAND.exec(command)?.[0];
-    if (test && PASSED.test(text) && !FAILED.test(text)) {
-      return [{ content: `Tests run with \`${test}\`.`, category: 'fact', confidence: TOOL_CONFIDENCE }];
-    }
-  }
   return [];
 }

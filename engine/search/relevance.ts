@@ -6,6 +6,8 @@
  * as relevant only when it covers the query's informative terms: enough of them (two, or every
  * one of a query of at most three words) and a large enough share of the smaller side.
  */
+import { isQuestion } from '../extract/noise.js';
+import { bm25Idf } from '../text/term-stats.js';
 import { queryTerms, termSet, words } from '../text/tokenize.js';
 
 /**
@@ -81,4 +83,51 @@ export function relevance(query: string, content: string, floor: RelevanceFloor 
 /** Whether `content` clears the relevance floor for `query`. */
 export function isRelevant(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR): boolean {
   return relevance(query, content, floor).relevant;
+}
+
+/**
+ * A query term held by at most this many of a search's candidates is rare in the store: full text
+ * returns every memory holding a query term up to the candidate limit (48 for the recall hook), so
+ * a term found in so few of them is held by so few memories.
+ */
+export const RARE_TERM_CANDIDATES = 3;
+/** Share of the query's weighted terms (those any candidate holds) the top hit must cover. */
+export const MIN_WEIGHTED_COVERAGE = 0.5;
+/** The top candidate must score at least this many times the next to be kept on one rare term. */
+export const LEAD_RATIO = 2;
+
+
+/** A search candidate: its content and fused score, best first. */
+export interface ScoredText {
+  content: string;
+  score: number;
+}
+
+/**
+ * The floor over one search's candidates, best first: `relevance` for each, and one relaxation. A
+ * question whose words are not the answer's ("which linters do we run" → "ruff and pyrefly") shares
+ * one term with it; the top candidate is then kept when that term is rare (held by at most
+ * RARE_TERM_CANDIDATES candidates), it covers at least MIN_WEIGHTED_COVERAGE of the query's terms
+ * weighted by rarity (BM25 IDF over the candidates; terms no candidate holds say nothing about which
+ * one answers), and it scores LEAD_RATIO times the next candidate (far ahead of the rest). A request
+ * is never relaxed, and a common word never counts, so one shared common word still injects nothing.
+ * (Measured: letting the three best candidates in on the same terms found no more answers on the
+ * held-out sessions and injected more.)
+ */
+export function relevantCandidates(query: string, candidates: readonly ScoredText[], floor: RelevanceFloor = RELEVANCE_FLOOR): boolean[] {
+  const out = candidates.map((c) => relevance(query, c.content, floor).relevant);
+  const top = candidates[0];
+  // Only a lookup ("which linters do we run", "postgres?"), never a request ("please store this thing").
+  if (!top || out[0] || !isQuestion(query)) return out;
+  if (top.score < LEAD_RATIO * (candidates[1]?.score ?? 0)) return out;
+  const q = [...new Set(informativeTerms(query).map(form))];
+  const held = candidates.map((c) => new Set([...termSet(c.content)].map(form)));
+  const df = new Map(q.map((t) => [t, held.filter((h) => h.has(t)).length] as const));
+  const weight = (t: string): number => bm25Idf(candidates.length, df.get(t)!);
+  const present = q.filter((t) => df.get(t)! > 0);
+  const matched = present.filter((t) => held[0]!.has(t));
+  if (!matched.some((t) => df.get(t)! <= RARE_TERM_CANDIDATES)) return out;
+  const total = present.reduce((a, t) => a + weight(t), 0);
+  out[0] = total > 0 && matched.reduce((a, t) => a + weight(t), 0) / total >= MIN_WEIGHTED_COVERAGE;
+  return out;
 }

@@ -35,6 +35,11 @@ export interface Labels {
    * reported apart, as "held out (new)". Labels written before any evaluation read the file.
    */
   unseen?: boolean;
+  /**
+   * Held out and added after the second round of tuning (which looked at the "new" set's misses):
+   * reported apart, as "held out (newest)". Labels committed before any evaluation read the file.
+   */
+  newest?: boolean;
   /** Name of the repository the session worked in (sessions of one project share it). */
   repo: string;
   facts: LabelFact[];

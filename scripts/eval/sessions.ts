@@ -35,12 +35,17 @@ import { census } from './transcript-census.js';
 /** Small fixtures for --quick and for the test in the normal suite. */
 export const QUICK_FIXTURES = ['vsla-2cba43de', 'vsla-069508a5', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix', 'reliability-stop-hook-reflection-first-stop'];
 
-/** The fixture sets reported apart: tuned on, held out, held out and added after the last tuning. */
-export type SetName = 'tuned' | 'holdout' | 'unseen';
-export const SET_NAMES: readonly SetName[] = ['tuned', 'holdout', 'unseen'];
+/**
+ * The fixture sets reported apart: tuned on, held out, held out and added after the first tuning
+ * ("new", whose misses were then studied), held out and added after the second ("newest").
+ */
+export type SetName = 'tuned' | 'holdout' | 'unseen' | 'newest';
+export const SET_NAMES: readonly SetName[] = ['tuned', 'holdout', 'unseen', 'newest'];
+/** Sets shown only when they have fixtures (the later held-out sets). */
+const OPTIONAL_SETS: ReadonlySet<SetName> = new Set(['unseen', 'newest']);
 
-export function setOf(labels: Pick<Labels, 'holdout' | 'unseen'>): SetName {
-  return labels.unseen ? 'unseen' : labels.holdout ? 'holdout' : 'tuned';
+export function setOf(labels: Pick<Labels, 'holdout' | 'unseen' | 'newest'>): SetName {
+  return labels.newest ? 'newest' : labels.unseen ? 'unseen' : labels.holdout ? 'holdout' : 'tuned';
 }
 
 /** One labelled question as each path answered it (--json, for inspection). */
@@ -60,6 +65,7 @@ export interface EvalResult {
   tuned: SetScores;
   holdout: SetScores;
   unseen: SetScores;
+  newest: SetScores;
   questions: QuestionOutcome[];
   firstRecall: { sessionStart: number; prompt: number; sessions: number };
   memories: StoredMemory[];
@@ -142,7 +148,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   };
   const client = new DaemonClient({ socketPath: resolvePaths(user.data).socket, timeoutMs: 60_000 });
   const injected: { set: SetName; item: Injected }[] = [];
-  const scores: Record<SetName, SetScores> = { tuned: emptyScores(), holdout: emptyScores(), unseen: emptyScores() };
+  const scores: Record<SetName, SetScores> = { tuned: emptyScores(), holdout: emptyScores(), unseen: emptyScores(), newest: emptyScores() };
   const questions: QuestionOutcome[] = [];
 
   // 1. Replay every session through hooks.json.
@@ -268,9 +274,9 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
 }
 
 export function renderTables(r: EvalResult, command: string, fixtureCount: number): string {
-  const sets = SET_NAMES.filter((n) => n !== 'unseen' || r.unseen.fixtures > 0);
+  const sets = SET_NAMES.filter((n) => !OPTIONAL_SETS.has(n) || r[n].fixtures > 0);
   const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, ...sets.map((n) => f(r[n]))];
-  const heads: Record<SetName, string> = { tuned: 'tuned fixtures', holdout: 'held out (looked at since)', unseen: 'held out (new)' };
+  const heads: Record<SetName, string> = { tuned: 'tuned fixtures', holdout: 'held out (looked at since)', unseen: 'held out (new, looked at since)', newest: 'held out (newest)' };
   return [
     '## Real Claude Code sessions (`npm run eval:sessions`)',
     '',
@@ -309,7 +315,7 @@ async function main(): Promise<void> {
   const r = await evaluate(fixtures, (s) => console.error(s));
   const command = `npm run eval:sessions${values.quick ? ' -- --quick' : ''}`;
   const md = renderTables(r, command, fixtures.length);
-  if (values.json) console.log(JSON.stringify({ tuned: r.tuned, holdout: r.holdout, unseen: r.unseen, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));
+  if (values.json) console.log(JSON.stringify({ tuned: r.tuned, holdout: r.holdout, unseen: r.unseen, newest: r.newest, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));
   console.log(md);
   if (!values['no-write'] && !values.quick && !values.fixtures && !values.sets) {
     const file = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'BENCHMARKS.md');

@@ -116,15 +116,53 @@ describe('extraction on natural text', () => {
     for (const moment of [/Backward-compatible/, /inline styles/, /changelog/, /renderer into its own module/]) assert.ok(!texts.some((t) => moment.test(t)), `${moment}: ${JSON.stringify(texts)}`);
   });
 
-  it('leaves the assistant’s change log to the episode unless it gives the reason', async () => {
+  it('leaves the assistant’s change log to the episode, reason or not, unless it says where something now lives', async () => {
     const texts = (
       await extract([
-        assistant('## Summary of changes\n\n- Replaced inline styles with semantic CSS classes\n- Moved all CPU modules into src/cpu to avoid circular dependencies\n- Decision: the renderer stays a pure function'),
+        assistant(
+          '## Summary of changes\n\n- Replaced inline styles with semantic CSS classes\n- Moved all CPU modules into src/cpu to avoid circular dependencies\n' +
+            '- Designed a parallel code path to avoid breaking `render/1` backward compatibility\n- Pinned prettier in package.json so formatting matches CI\n' +
+            '- Decision: the renderer stays a pure function',
+        ),
       ])
     ).map((c) => c.content);
     assert.ok(!texts.some((t) => /inline styles/.test(t)), JSON.stringify(texts));
+    assert.ok(!texts.some((t) => /parallel code path/.test(t)), `a reason does not make a change-log line a rule: ${JSON.stringify(texts)}`);
+    assert.ok(!texts.some((t) => /prettier/.test(t)), `naming a file is not saying where something lives: ${JSON.stringify(texts)}`);
     assert.ok(texts.some((t) => /circular dependencies/.test(t)), JSON.stringify(texts));
     assert.ok(texts.some((t) => /pure function/.test(t)), JSON.stringify(texts));
+  });
+
+  it('keeps a change-log line stated as the rule from now on', async () => {
+    const [c] = await extract([assistant('## Summary\n- Replaced moment with date-fns, and from now on dates go through src/lib/dates.ts')]);
+    assert.match(c?.content ?? '', /date-fns/);
+  });
+
+  it('does not take "S/I" or "I/O" for a path', async () => {
+    const texts = (await extract([assistant('## Summary\n- Renamed the S/I ratio to Exploration in the report\n- Moved the I/O helpers to src/io')])).map((c) => c.content);
+    assert.deepEqual(texts, ['Moved the I/O helpers to src/io.']);
+  });
+
+  it('does not read Claude Code output pasted into a prompt as the user’s words', async () => {
+    const prompt =
+      'one ci test keeps failing. we decided to use background agents for the fixes. Here is what the last agent said:\n\n' +
+      '⏺ ✅ Fixed - all tests passing!\n\n  Agent a598 identified and fixed the root cause:\n\n  We must never skip directories.\n\n' +
+      '  sessionDir/subagents/\n  ├── agent-parent.jsonl        ✅ Found\n  └── agent-parent/           ❌ Skipped (directory)\n\n' +
+      'never push to main directly';
+    const texts = (await extract([user(prompt)])).map((c) => c.content);
+    assert.deepEqual(texts, ['We decided to use background agents for the fixes.', 'Never push to main directly.']);
+  });
+
+  it('reads no drawn file tree as prose', async () => {
+    assert.deepEqual(await extract([user('├── Never scanned agent-child-1.jsonl\n└── Never discovered agent-child-2.jsonl')]), []);
+  });
+
+  it('does not store the user thinking aloud at the assistant as a decision', async () => {
+    assert.deepEqual(await extract([user('As a user I do not actually see why and when you decided to work under todo tracking, maybe its just an artifact of the hooks')]), []);
+    assert.deepEqual(await extract([user('why did you decide to use redis for this?')]), []);
+    assert.deepEqual(await extract([user('I wonder if we decided to use pnpm already')]), []);
+    const [c] = await extract([user('we decided to use pnpm, i dont understand why npm keeps coming back. never use npm here')]);
+    assert.ok(c, 'a stated rule beside the musing is still stored');
   });
 
   it('stores no taste, personal or not, from liking what is in front of the user', async () => {

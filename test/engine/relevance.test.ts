@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isRelevant, MemoryEngine, RELEVANCE_FLOOR, relevance } from '../../engine/index.js';
+import { isRelevant, MemoryEngine, RELEVANCE_FLOOR, relevance, relevantCandidates } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 
 describe('relevance floor', () => {
@@ -40,6 +40,34 @@ describe('relevance floor', () => {
       good.results.map((h) => h.row.content),
       ['We store sessions in Postgres, not SQLite.'],
     );
+    await engine.close();
+  });
+
+  it('keeps the top candidate of a question on one rare term when it leads by far', () => {
+    const others = Array.from({ length: 12 }, (_, i) => ({ content: `Episode ${i}: fixed the parser and ran the tests again.`, score: 0.2 }));
+    const answer = { content: 'Checks to run: ruff and pyrefly (the linters), pyrefly has 58 old errors.', score: 0.9 };
+    assert.deepEqual(relevantCandidates('which linters do we run', [answer, ...others]).slice(0, 2), [true, false]);
+    assert.equal(relevantCandidates('please run the linters', [answer, ...others])[0], false, 'a request is never relaxed');
+    assert.equal(relevantCandidates('which linters do we run', [answer, { ...others[0]!, score: 0.6 }, ...others])[0], false, 'not far ahead, no relaxation');
+    assert.equal(relevantCandidates('which linters do we run', [others[0]!, answer, ...others])[1], false, 'only the top candidate');
+  });
+
+  it('never relaxes on a common term, so one shared common word still injects nothing', () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({ content: `The tests of module ${i} run in CI.`, score: 0.1 }));
+    const top = { content: 'Old tests moved to the archive folder.', score: 0.9 };
+    assert.equal(relevantCandidates('which tests do we keep', [top, ...many])[0], false, '"tests" is held by most candidates');
+    assert.equal(relevantCandidates('please store this thing', [{ content: 'We store sessions in Postgres, not SQLite.', score: 1 }, ...many])[0], false);
+  });
+
+  it('applies the relaxation in engine search: a question finds its answer on one rare word, a common word finds nothing', async () => {
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    for (let i = 0; i < 12; i++) await engine.add({ content: `Session ${i}: the tests of module m${i} pass in CI after the parser fix.`, user_id: 'u', category: 'fact' });
+    await engine.add({ content: 'Checks to run: ruff and pyrefly (the linters).', user_id: 'u', category: 'convention' });
+    const hit = await engine.search({ query: 'which linters do we run', user_id: 'u', relevance: true, top_k: 5 });
+    assert.deepEqual(hit.results.map((h) => h.row.content), ['Checks to run: ruff and pyrefly (the linters).']);
+    const common = await engine.search({ query: 'which tests do we have', user_id: 'u', relevance: true, top_k: 5 });
+    assert.equal(common.results.length, 0, JSON.stringify(common.results.map((h) => h.row.content)));
     await engine.close();
   });
 });

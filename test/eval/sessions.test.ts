@@ -36,10 +36,12 @@ describe('real sessions, replayed through hooks.json', () => {
     assert.equal(setOf({ holdout: false }), 'tuned');
     assert.equal(setOf({ holdout: true }), 'holdout');
     assert.equal(setOf({ holdout: true, unseen: true }), 'unseen');
-    const result = (unseenFixtures: number): EvalResult => ({
+    assert.equal(setOf({ holdout: true, unseen: true, newest: true }), 'newest');
+    const result = (unseenFixtures: number, newestFixtures = 0): EvalResult => ({
       tuned: { ...emptyScores(), fixtures: 2, questions: 4, recallHits: 3, recallHitsThisPrompt: 2 },
       holdout: { ...emptyScores(), fixtures: 1 },
       unseen: { ...emptyScores(), fixtures: unseenFixtures },
+      newest: { ...emptyScores(), fixtures: newestFixtures },
       questions: [],
       firstRecall: { sessionStart: 0, prompt: 0, sessions: 0 },
       memories: [],
@@ -47,8 +49,9 @@ describe('real sessions, replayed through hooks.json', () => {
       ms: 0,
     });
     const head = (md: string): string => md.split('\n').find((l) => l.startsWith('| measure'))!;
-    assert.match(head(renderTables(result(1), 'npm run eval:sessions', 4)), /\| held out \(new\) \|$/);
-    assert.doesNotMatch(head(renderTables(result(0), 'npm run eval:sessions', 3)), /held out \(new\)/);
+    assert.match(head(renderTables(result(1), 'npm run eval:sessions', 4)), /\| held out \(new, looked at since\) \|$/);
+    assert.doesNotMatch(head(renderTables(result(0), 'npm run eval:sessions', 3)), /held out \(new/);
+    assert.match(head(renderTables(result(1, 2), 'npm run eval:sessions', 6)), /\| held out \(new, looked at since\) \| held out \(newest\) \|$/);
     const md = renderTables(result(0), 'npm run eval:sessions', 3);
     assert.match(md, /answer in the agent’s context[^\n]*\| 75% \(3\/4\) \|/, 'the hook row counts answers shown earlier in the session');
     assert.match(md, /this very prompt[^\n]*\| 50% \(2\/4\) \|/);
