@@ -53,10 +53,11 @@ export function projectContext(projects: ProjectRegistry, idempotency: Idempoten
 const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * With replicas on one database, a write is answered once its events are committed: a webhook
- * paused or resumed through another replica afterwards then sees them on the right side of its
- * cursor (the event log commits in batches just behind the versions they describe). A failed
- * commit does not hold the answer: the events stay queued and commit with the next batch.
+ * With replicas on one database, a write is answered once its events are committed and indexed
+ * here: a webhook paused or resumed through another replica afterwards then sees them on the
+ * right side of its cursor. Version and export events commit with what they describe (a failed
+ * event write fails the request); the others (imports, infer jobs) commit in batches just behind,
+ * and a failed commit of those does not hold the answer: they stay queued for the next batch.
  */
 function eventsBeforeAnswer(res: Response, project: ProjectRuntime): void {
   const json = res.json.bind(res);

@@ -95,6 +95,9 @@ const RECORD_FIELDS: readonly [string, string][] = [
 const RECORD_TYPE = RECORD_FIELDS.map(([n, t]) => `${n} ${t}`).join(', ');
 const RECORD_NAMES = RECORD_FIELDS.map(([n]) => n).join(', ');
 
+/** NOTIFYed with every purge's commit: processes holding a resident view drop the purged rows at once (`refresh`). */
+export const PURGE_CHANNEL = 'ms_store_purged';
+
 /** Change-log entries kept for replicas catching up (older ones: a replica that far behind reloads). */
 const CHANGES_KEPT = 200_000;
 
@@ -109,6 +112,13 @@ export interface PgStoreOptions {
 }
 
 type Row = Record<string, unknown>;
+
+/**
+ * Work a host does in the transaction that writes versions (the server records their events and
+ * webhook deliveries there): it runs under the store's lock after the rows are in, and a failure
+ * rolls the versions back with it, so no committed version lacks what the host writes for it.
+ */
+export type VersionsWriting = (tx: SqlQueryable, rows: readonly VersionRow[]) => Promise<void>;
 
 function toRow(r: Row): VersionRow {
   const vec = r.vector as number[] | null | undefined;
@@ -171,6 +181,7 @@ export class PgStore implements MemoryStore {
   private viewChange = 0;
   private catchingUp: Promise<void> | null = null;
   private readonly scan: VectorScan;
+  private writing: VersionsWriting | null = null;
 
   constructor(private readonly opts: PgStoreOptions) {
     this.db = opts.db;
@@ -209,6 +220,11 @@ export class PgStore implements MemoryStore {
   async close(): Promise<void> {
     this.opened = false;
     this.view = null;
+  }
+
+  /** Run `fn` in every transaction that writes versions (append, rewrite), before it commits; null stops. */
+  alsoInTransaction(fn: VersionsWriting | null): void {
+    this.writing = fn;
   }
 
   private check(): void {
@@ -331,7 +347,9 @@ export class PgStore implements MemoryStore {
       await this.refuseTakenVersions(tx, rows);
       await this.recompute(tx, rows.map((r) => r.memory_id), m.changeNo + 1, () => this.insertRows(tx, rows, m.lastSeq + 1));
       await tx.query(`UPDATE ms_store_meta SET last_seq = $2 WHERE store = $1`, [this.opts.store, m.lastSeq + rows.length]);
-      return rows.map((r, i) => cloneRow({ ...r, seq: m.lastSeq + 1 + i } as VersionRow));
+      const stored = rows.map((r, i) => cloneRow({ ...r, seq: m.lastSeq + 1 + i } as VersionRow));
+      await this.writing?.(tx, stored);
+      return stored;
     });
   }
 
@@ -378,7 +396,9 @@ export class PgStore implements MemoryStore {
         new Set(ids),
       );
       await tx.query(`UPDATE ms_store_meta SET last_seq = $2 WHERE store = $1`, [this.opts.store, m.lastSeq + rows.length]);
-      return rows.map((r, i) => cloneRow({ ...r, seq: m.lastSeq + 1 + i } as VersionRow));
+      const stored = rows.map((r, i) => cloneRow({ ...r, seq: m.lastSeq + 1 + i } as VersionRow));
+      await this.writing?.(tx, stored);
+      return stored;
     });
   }
 
@@ -395,6 +415,7 @@ export class PgStore implements MemoryStore {
         );
         removed = Number(r.rows[0]?.n ?? 0);
       });
+      await tx.query(`SELECT pg_notify('${PURGE_CHANNEL}', $1)`, [this.opts.store]);
       return removed;
     });
   }
@@ -544,6 +565,14 @@ export class PgStore implements MemoryStore {
   private async vectorResident(req: StoreSearch): Promise<StoreHit[]> {
     const view = await this.currentView();
     return view.search({ text: null, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit });
+  }
+
+  /**
+   * Bring the resident view (if any) up to the database's latest change now rather than at the
+   * next search: after another process purged, so this one stops holding the erased rows.
+   */
+  async refresh(): Promise<void> {
+    if (this.opened && this.view) await this.currentView();
   }
 
   /** The resident view, brought up to the database's latest committed change first. */
