@@ -522,7 +522,11 @@ export class PgStore implements MemoryStore {
     return [...hits.values()];
   }
 
-  /** BM25 over the current view with the engine's formula (k1 = 1.2, b = 0.75), in one statement. */
+  /**
+   * BM25 over the current view with the engine's formula (k1 = 1.2, b = 0.75), in one statement.
+   * Ties go to the older row, as in the embedded store's top-k; scores are compared rounded to
+   * 1e-9 because SQL sums a row's terms in no set order (LoCoMo has many exact ties).
+   */
   private async textSql(req: StoreSearch): Promise<StoreHit[]> {
     const q = queryTerms(req.text ?? '');
     if (q.length === 0 || req.limit <= 0) return [];
@@ -539,7 +543,7 @@ export class PgStore implements MemoryStore {
                  WHERE p.store = $1 GROUP BY p.version_id, p.memory_id)
       SELECT ${ROW_COLS}, s.score FROM s JOIN ms_versions v ON v.store = $1 AND v.memory_id = s.memory_id AND v.version_id = s.version_id
       WHERE v.is_current AND s.score > 0 AND ${where}
-      ORDER BY s.score DESC, v.seq DESC LIMIT ${p.add(Math.trunc(req.limit))}`;
+      ORDER BY round(s.score::numeric, 9) DESC, v.seq LIMIT ${p.add(Math.trunc(req.limit))}`;
     const r = await this.db.query(sql, p.values);
     return r.rows.map((x) => ({ row: toRow(x), vectorScore: null, textScore: Number(x.score) }));
   }
