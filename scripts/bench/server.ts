@@ -12,7 +12,9 @@
  *
  * `--backend postgres` instead runs the embedded backend and the PostgreSQL one
  * (SERVICE_DATABASE_URL) side by side in one run, PostgreSQL also with two replicas sharing the
- * load: on `--database-url URL`, or on a throwaway PostgreSQL 15 cluster started here.
+ * load: on `--database-url URL`, or on a throwaway PostgreSQL 15 cluster started here. The corpus
+ * is embedded once and imported into each backend with its vectors (engine.import, 500 rows a
+ * transaction), so `--memories 100000` seeds in minutes.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -366,7 +368,7 @@ async function compareBackends(): Promise<void> {
     const c = await corpus();
     const embedded = await backendRows('embedded', '', c);
     const pg = await backendRows('postgres', url, c);
-    const all = [...embedded.rows.map((r) => ['embedded (LanceDB + files)', r] as const), ...pg.rows.map((r) => ['PostgreSQL 15, no pgvector (vector channel resident)', r] as const)];
+    const all = [...embedded.rows.map((r) => ['embedded (LanceDB + files)', r] as const), ...pg.rows.map((r) => ['PostgreSQL 15, no pgvector (resident view)', r] as const)];
     const tableText = [
       '| backend | workload | requests/s served | p50 ms | p99 ms | requests | errors |',
       '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
@@ -380,13 +382,13 @@ async function compareBackends(): Promise<void> {
     const section = [
       '## Server backends side by side (`npm run bench:server -- --backend postgres`)',
       '',
-      `${N.toLocaleString('en-US')} memories in one project on each backend (embedded once in ${(c.embedMs / 1000).toFixed(1)} s, then imported through the engine's batch path with those vectors: ${(embedded.seedMs / 1000).toFixed(1)} s embedded, ${(pg.seedMs / 1000).toFixed(1)} s PostgreSQL), model ${modelDescription(path.basename(MODEL_DIR), DTYPE)}, servers as child processes, ${DURATION} s per run, adds from autocannon (closed loop), searches from loadtest (open loop, constant rate). PostgreSQL: ${values['database-url'] ? 'the given database' : 'a PostgreSQL 15 cluster started by the bench (fsync off)'} on the same machine, which has no pgvector: full text is BM25 in SQL, the vector channel each replica's resident view. Machine: ${machineDescription()}, load generator, servers and database on the same 2 cores.`,
+      `${N.toLocaleString('en-US')} memories in one project on each backend (embedded once in ${(c.embedMs / 1000).toFixed(1)} s, then imported through the engine's batch path with those vectors: ${(embedded.seedMs / 1000).toFixed(1)} s embedded, ${(pg.seedMs / 1000).toFixed(1)} s PostgreSQL), model ${modelDescription(path.basename(MODEL_DIR), DTYPE)}, servers as child processes, ${DURATION} s per run, adds from autocannon (closed loop), searches from loadtest (open loop, constant rate). PostgreSQL: ${values['database-url'] ? 'the given database' : 'a PostgreSQL 15 cluster started by the bench (fsync off)'} on the same machine, which has no pgvector: each replica serves both channels from its resident view, caught up from the database's change log before every search. Machine: ${machineDescription()}, load generator, servers and database on the same 2 cores.`,
       '',
       tableText,
       '',
       `Targets on PostgreSQL: search p99 ≤ 50 ms at ${RATE}/s through one replica → **${verdict(one.p99 <= 50 && one.errors === 0 && one.rps >= RATE * 0.95)}** (p99 ${one.p99} ms, ${one.rps.toFixed(0)}/s served); through two replicas sharing the load → **${verdict(two.p99 <= 50 && two.errors === 0 && two.rps >= RATE * 0.95)}** (p99 ${two.p99} ms); adds ≥ 150/s with 10 writers → **${verdict(Math.max(...adds.map((x) => x.rps)) >= 150)}** (${adds.map((x) => x.rps.toFixed(0)).join(' and ')}/s). The targets name 100k memories; this run has ${N.toLocaleString('en-US')}.`,
       '',
-      'Reproduce: `npm run build && npm run bench:server -- --backend postgres` (options: `--memories N --duration S --rate R --database-url postgres://…`).',
+      'Reproduce: `npm run bench:server -- --backend postgres --memories 100000` on a quiet machine (the targets\' size; options: `--memories N --duration S --rate R --database-url postgres://…`).',
     ].join('\n');
     console.log(`\n${section}\n`);
     if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'server-backends', section);

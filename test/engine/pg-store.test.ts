@@ -31,7 +31,8 @@ if (skip) {
     it('needs PostgreSQL', () => {});
   });
 } else {
-  storeAcceptance('PgStore on PostgreSQL 15 (resident vector view)', async () => new PgStore({ db: await pgClient(), store: 'p1', dim: 16 }));
+  storeAcceptance('PgStore on PostgreSQL 15 (resident view for both channels)', async () => new PgStore({ db: await pgClient(), store: 'p1', dim: 16 }));
+  storeAcceptance('PgStore on PostgreSQL 15 (resident vector view, BM25 in SQL)', async () => new PgStore({ db: await pgClient(), store: 'p1', dim: 16, residentText: 'sql' }));
 }
 storeAcceptance('PgStore on PGlite with pgvector (HNSW)', async () => {
   const c = await pgliteClient();
@@ -106,7 +107,8 @@ describe('PgStore', { skip }, () => {
     const lite = await pgliteClient();
     clients.push(lite);
     const pgv = new PgStore({ db: lite, store: 'parity', dim: 16 });
-    const stores = [mem, pgs, pgv];
+    const pgsql = new PgStore({ db, store: 'parity-sql', dim: 16, residentText: 'sql' });
+    const stores = [mem, pgs, pgsql, pgv];
     for (const s of stores) await s.open();
     const words = 'deploy pipeline session store postgres redis cache webhook retry queue worker index vector search token budget release branch review test flaky'.split(' ');
     let seed = 7;
