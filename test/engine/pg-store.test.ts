@@ -101,6 +101,36 @@ describe('PgStore', { skip }, () => {
   /** Scores equal to 1e-9 are a tie (summation order moves the last bits); ties rank by id. */
   const tieSafe = (s: number): number => Math.round(s * 1e9);
 
+  it('ranks full text in SQL like the embedded LanceStore when the best-by-score pool is cut short by a filter or a tie', async () => {
+    const mem: MemoryStore = new LanceStore({ dir: path.join(tempDir('lance-'), 'db'), dim: 16 });
+    const sql = new PgStore({ db, store: 'pool', dim: 16, residentText: 'sql' });
+    for (const s of [mem, sql]) await s.open();
+    const words = 'deploy pipeline cache redis flaky review'.split(' ');
+    let seed = 3;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    // 600 short texts over six words: many exact ties, and one rare user whose rows score low.
+    const rows = Array.from({ length: 600 }, (_, i) =>
+      row({ content: Array.from({ length: 2 + Math.floor(rnd() * 4) }, () => words[Math.floor(rnd() * words.length)]).join(' '), user_id: i % 50 === 0 ? 'rare' : 'common' }),
+    );
+    for (const s of [mem, sql]) for (let i = 0; i < rows.length; i += 200) await s.append(rows.slice(i, i + 200));
+    for (const [query, filter, limit] of [
+      ['deploy pipeline', {}, 5],
+      ['redis', {}, 10],
+      ['flaky review cache', { user_id: 'rare' }, 5],
+      ['deploy', { user_id: 'rare' }, 3],
+      ['nothing matches this', {}, 5],
+    ] as const) {
+      const req = { text: query, vector: null, model: null, filter, validAt: Date.now(), limit };
+      const [want, got] = await Promise.all([mem.search(req), sql.search(req)]);
+      const ids = (hits: typeof want): [string, number][] => hits.map((h) => [h.row.memory_id, h.textScore!]);
+      assert.equal(got.length, want.length, `${query}: as many hits`);
+      ids(got).forEach(([id, score], i) => {
+        assert.equal(id, ids(want)[i]![0], `${query}: rank ${i + 1}`);
+        assert.ok(Math.abs(score - ids(want)[i]![1]) < 1e-6, `${query}: score at rank ${i + 1}`);
+      });
+    }
+  });
+
   it('ranks full text and vectors exactly like the embedded LanceStore (ids, order, scores within 1e-6)', async () => {
     const mem: MemoryStore = new LanceStore({ dir: path.join(tempDir('lance-'), 'db'), dim: 16 });
     const pgs = new PgStore({ db, store: 'parity', dim: 16 });
