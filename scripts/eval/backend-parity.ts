@@ -4,12 +4,13 @@
  * is asked of both in every mode. The issue's bar: the same memory ids in the same order, and
  * scores (fused and cosine) within 1e-6.
  */
-import { LanceStore, MemoryEngine, PgStore, type Embedder, type SqlClient } from '../../engine/index.js';
+import { LanceStore, MemoryEngine, PgStore, type Embedder, type PlannedRow, type SqlClient } from '../../engine/index.js';
 import { turnLines, userOf, type Mode } from './engine-corpus.js';
 import type { LocomoConversation } from './locomo-data.js';
 
 export const PARITY_EPSILON = 1e-6;
 export const PARITY_MODES: readonly Mode[] = ['text', 'vector', 'hybrid'];
+const EMBED_BATCH = 64;
 
 export interface ParityMismatch {
   conversation: string;
@@ -30,7 +31,7 @@ export interface ParityReport {
   /** Largest difference of a fused or cosine score between the backends. */
   maxScoreDiff: number;
   mismatches: ParityMismatch[];
-  /** Import time per backend, ms. */
+  /** Import time per backend (vectors made beforehand, once for both), ms. */
   importMs: { embedded: number; postgres: number };
 }
 
@@ -43,6 +44,8 @@ export interface ParityOptions {
   db: SqlClient;
   topK?: number;
   modes?: readonly Mode[];
+  /** Where PostgreSQL scores full text: the resident view (default, as served without pgvector) or the BM25 statement. */
+  text?: 'resident' | 'sql';
   /** Called after each conversation (progress). */
   onConversation?: (done: number, total: number) => void;
 }
@@ -59,13 +62,21 @@ export async function locomoParity(o: ParityOptions): Promise<ParityReport> {
     return e;
   };
   const embedded = await open(new LanceStore({ dir: o.lanceDir, dim: o.embedder.dim }));
-  const postgres = await open(new PgStore({ db: o.db, store: 'locomo-parity', dim: o.embedder.dim, pgvector: false }));
+  const postgres = await open(new PgStore({ db: o.db, store: `locomo-parity-${o.text ?? 'resident'}`, dim: o.embedder.dim, pgvector: false, residentText: o.text ?? 'resident' }));
   const report: ParityReport = { conversations: o.conversations.length, memories: 0, questions: 0, searches: 0, results: 0, maxScoreDiff: 0, mismatches: [], importMs: { embedded: 0, postgres: 0 } };
   try {
+    // Embedded once, imported into both with those vectors (the model is deterministic).
     const lines = turnLines(o.conversations);
+    const contents = lines.map((l) => (JSON.parse(l) as { memory_id: string; content: string }));
+    const vectors = new Map<string, Float32Array>();
+    for (let i = 0; i < contents.length; i += EMBED_BATCH) {
+      const batch = contents.slice(i, i + EMBED_BATCH);
+      (await o.embedder.embedDocuments(batch.map((c) => c.content))).forEach((v, k) => vectors.set(batch[k]!.memory_id, v));
+    }
+    const withVector = (row: PlannedRow): PlannedRow => ({ ...row, vector: vectors.get(row.memory_id) ?? null, embed_model: o.embedder.model });
     for (const [name, engine] of [['embedded', embedded], ['postgres', postgres]] as const) {
       const t0 = performance.now();
-      report.memories = (await engine.import(lines)).memories;
+      report.memories = (await engine.import(lines, { rewrite: withVector })).memories;
       report.importMs[name] = performance.now() - t0;
     }
     let done = 0;

@@ -5,7 +5,8 @@
  * vector and hybrid mode, rankings compared rank by rank (scripts/eval/backend-parity.ts).
  * Writes the `locomo-parity` section of BENCHMARKS.md; exits 1 when any search differs.
  *
- * Options: --conversations N (all), --model-dir DIR (or SERVICE_MODEL_DIR; default the
+ * Options: --conversations N (all), --text resident|sql (where PostgreSQL scores full text;
+ * `sql` writes the `locomo-parity-sql` section), --model-dir DIR (or SERVICE_MODEL_DIR; default the
  * random-weight MiniLM of ../shared/models), --data FILE, --database-url URL (default: a
  * throwaway PostgreSQL 15 cluster started here), --no-write.
  */
@@ -31,12 +32,15 @@ async function main(): Promise<number> {
       'model-dir': { type: 'string' },
       data: { type: 'string' },
       'database-url': { type: 'string' },
+      text: { type: 'string', default: 'resident' },
       'no-write': { type: 'boolean', default: false },
     },
   });
   const { file, conversations: all } = loadLocomo(repoRoot, values.data);
   const conversations = all.slice(0, values.conversations ? Number(values.conversations) : all.length);
   const model = resolveEvalModel(repoRoot, values['model-dir']);
+  const text = values.text;
+  if (text !== 'resident' && text !== 'sql') throw new Error(`--text takes resident or sql, not ${text}`);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-parity-'));
   let cluster: TestPostgres | null = null;
   const { embedder } = await loadEmbedder(model, path.join(work, 'models'));
@@ -54,15 +58,16 @@ async function main(): Promise<number> {
       lanceDir: path.join(work, 'lance'),
       db,
       topK: TOP_K,
+      text,
       onConversation: (done, total) => process.stdout.write(`\rcompared ${done}/${total} conversations`),
     }).finally(() => db.close());
     process.stdout.write('\n');
     const seconds = (performance.now() - t0) / 1000;
     const equal = r.mismatches.length === 0 && r.maxScoreDiff <= PARITY_EPSILON;
     const section = [
-      '## LoCoMo search parity: PostgreSQL and the embedded backend (`npm run eval:pg-parity`)',
+      `## LoCoMo search parity: PostgreSQL and the embedded backend (\`npm run eval:pg-parity${text === 'sql' ? ' -- --text sql' : ''}\`)`,
       '',
-      `${r.conversations} LoCoMo conversations (${r.memories.toLocaleString('en-US')} turns, read from ${path.basename(file)}) imported as the same version lines into LanceDB and into PostgreSQL 15 (PgStore, vector channel from the resident view), model ${model.label}; every one of the ${r.questions.toLocaleString('en-US')} questions asked of both in ${PARITY_MODES.join(', ')} mode, top ${TOP_K}, scoped to its conversation's user. Machine: ${machineDescription()}.`,
+      `${r.conversations} LoCoMo conversations (${r.memories.toLocaleString('en-US')} turns, read from ${path.basename(file)}) imported as the same version lines into LanceDB and into PostgreSQL 15 (PgStore without pgvector: ${text === 'sql' ? 'vectors from the resident view, full text by the BM25 statement in SQL' : 'both channels from the resident view, as a replica serves them'}), model ${model.label}; every one of the ${r.questions.toLocaleString('en-US')} questions asked of both in ${PARITY_MODES.join(', ')} mode, top ${TOP_K}, scoped to its conversation's user. Machine: ${machineDescription()}.`,
       '',
       '| searches compared | results compared rank by rank | searches that differ | largest score difference | import embedded / PostgreSQL |',
       '| ---: | ---: | ---: | ---: | ---: |',
@@ -70,10 +75,10 @@ async function main(): Promise<number> {
       '',
       `Target: the same ids in the same order, scores within ${PARITY_EPSILON} → **${equal ? 'met' : 'missed'}**${r.mismatches.length > 0 ? ` (first difference: ${r.mismatches[0]!.mode} search "${r.mismatches[0]!.question}", ${r.mismatches[0]!.what})` : ''}. Run time ${seconds.toFixed(0)} s.`,
       '',
-      'Reproduce: `npm run eval:pg-parity` (options: `-- --conversations N --database-url postgres://… --model-dir DIR`).',
+      `Reproduce: \`npm run eval:pg-parity${text === 'sql' ? ' -- --text sql' : ''}\` (options: \`--conversations N --text resident|sql --database-url postgres://… --model-dir DIR\`).`,
     ].join('\n');
     console.log(`\n${section}\n`);
-    if (!values['no-write']) writeBenchSection(path.join(repoRoot, 'BENCHMARKS.md'), 'locomo-parity', section);
+    if (!values['no-write']) writeBenchSection(path.join(repoRoot, 'BENCHMARKS.md'), text === 'sql' ? 'locomo-parity-sql' : 'locomo-parity', section);
     return equal ? 0 : 1;
   } finally {
     await embedder.close();
