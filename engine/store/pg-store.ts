@@ -191,6 +191,8 @@ export class PgStore implements MemoryStore {
   private view: ResidentView | null = null;
   private viewChange = 0;
   private catchingUp: Promise<void> | null = null;
+  /** The catch-up that starts once `catchingUp` ends, shared by every search that arrived meanwhile. */
+  private nextCatchUp: Promise<void> | null = null;
   private readonly scan: VectorScan;
   private writing: VersionsWriting | null = null;
 
@@ -612,17 +614,24 @@ export class PgStore implements MemoryStore {
     if (this.opened && this.view) await this.currentView();
   }
 
-  /** The resident view, brought up to the database's latest committed change first. */
+  /**
+   * The resident view, brought up to the database's latest committed change first: by a catch-up
+   * that starts after this call, so it sees every write committed before the search began.
+   * Searches arriving while one catch-up runs share the next (one query for all of them, not one
+   * each in turn: at 200 searches/s they would queue behind each other's round trips).
+   */
   private async currentView(): Promise<ResidentView> {
-    // One catch-up at a time; a search arriving meanwhile waits for it and checks again.
-    while (this.catchingUp) await this.catchingUp;
-    const p = this.catchUp();
-    this.catchingUp = p;
-    try {
-      await p;
-    } finally {
-      if (this.catchingUp === p) this.catchingUp = null;
-    }
+    this.nextCatchUp ??= (this.catchingUp ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => {
+        this.nextCatchUp = null;
+        const run: Promise<void> = this.catchUp().finally(() => {
+          if (this.catchingUp === run) this.catchingUp = null;
+        });
+        this.catchingUp = run;
+        return run;
+      });
+    await this.nextCatchUp;
     return this.view!;
   }
 

@@ -75,6 +75,29 @@ describe('PgStore', { skip }, () => {
     assert.equal((await b.append([row()]))[0]!.seq, 1, 'each store numbers its own seq');
   });
 
+  it('shows a write to every search that began after its commit, while other searches are still catching up', async () => {
+    const a = new PgStore({ db, store: 'busy-replicas', dim: 16 });
+    const b = new PgStore({ db: await pgClient(dbUrl), store: 'busy-replicas', dim: 16 });
+    await a.open();
+    await b.open();
+    const found = async (s: PgStore, word: string): Promise<boolean> => (await s.search({ text: word, vector: null, model: null, filter: {}, validAt: Date.now(), limit: 3 })).some((h) => h.row.content.includes(word));
+    // Searches on B all along, so a catch-up is nearly always running when a write commits.
+    let writing = true;
+    const busy = Array.from({ length: 4 }, async () => {
+      while (writing) await found(b, 'background');
+    });
+    try {
+      for (let i = 0; i < 20; i++) {
+        await a.append([row({ content: `busy replica note busyword${i}` })]);
+        // Began after the commit: must see it, whatever catch-up B was running when it began.
+        assert.ok(await found(b, `busyword${i}`), `write ${i} is seen by a search that began after it`);
+      }
+    } finally {
+      writing = false;
+      await Promise.all(busy);
+    }
+  });
+
   it('shows a write through one instance to a vector search through another at once', async () => {
     // Two pools on one database: two replicas.
     const a = new PgStore({ db, store: 'replicas', dim: 16 });
