@@ -543,8 +543,10 @@ export class PgStore implements MemoryStore {
 
   /**
    * BM25 over the current view with the engine's formula (k1 = 1.2, b = 0.75), in one statement.
-   * Ties go to the older row, as in the embedded store's top-k; scores are compared rounded to
-   * 1e-9 because SQL sums a row's terms in no set order (LoCoMo has many exact ties).
+   * Ties rank as in the embedded store's top-k, which meets rows term by term in query order and
+   * each term's rows oldest first: by the first query term the row holds, then by seq. Scores are
+   * compared rounded to 1e-9 because SQL sums a row's terms in no set order (LoCoMo has many
+   * exact ties).
    */
   private async textSql(req: StoreSearch): Promise<StoreHit[]> {
     const q = queryTerms(req.text ?? '');
@@ -557,11 +559,11 @@ export class PgStore implements MemoryStore {
                  FROM ms_store_meta WHERE store = $1),
            q AS (SELECT d.term, ln(1::float8 + (m.docs - d.df + 0.5::float8) / (d.df + 0.5::float8)) AS idf
                  FROM ms_term_df d CROSS JOIN m WHERE d.store = $1 AND d.term = ANY($2::text[])),
-           s AS (SELECT p.version_id, p.memory_id,
+           s AS (SELECT p.version_id, p.memory_id, min(array_position($2::text[], p.term)) AS first_term,
                         sum(q.idf * p.tf * 2.2::float8 / (p.tf + 1.2::float8 * (0.25::float8 + (0.75::float8 * p.doc_length) / m.avg))) AS score
                  FROM ms_postings p JOIN q ON q.term = p.term CROSS JOIN m
                  WHERE p.store = $1 GROUP BY p.version_id, p.memory_id)`;
-    const rank = `ORDER BY round(s.score::numeric, 9) DESC, v.seq LIMIT ${limit}`;
+    const rank = `ORDER BY round(s.score::numeric, 9) DESC, s.first_term, v.seq LIMIT ${limit}`;
     const join = `JOIN ms_versions v ON v.store = $1 AND v.memory_id = s.memory_id AND v.version_id = s.version_id WHERE v.is_current AND s.score > 0 AND ${where}`;
     // Most of the statement's time went into joining every scoring posting to its version (at 20k
     // rows, 6k lookups for four common terms): first only the best `pool` by score are joined.
