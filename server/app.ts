@@ -82,6 +82,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     openEventLog: pgb?.openEventLog,
     openWebhooks: pgb?.openWebhooks,
     openJobs: pgb?.openJobs,
+    openPurgeIntents: pgb?.openPurgeIntents,
     openTelemetry: pgb?.openTelemetry,
   });
   // Deliveries pending at the last stop, and events not yet fanned out, resume now.

@@ -45,18 +45,21 @@ export function projectContext(projects: ProjectRegistry, idempotency: Idempoten
     };
     res.locals.project = project;
     res.locals.ctx = ctx;
-    if (config.databaseUrl && WRITES.has(req.method)) eventsBeforeAnswer(res, project);
+    if (config.databaseUrl && WRITES.has(req.method) && !READS_BY_POST.test(req.path)) eventsBeforeAnswer(res, project);
     next();
   };
 }
 
 const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** POSTs that write nothing: a search need not wait for the event log (a query, and the log's queue, per search). */
+const READS_BY_POST = /\/memories\/search$/;
 
 /**
- * With replicas on one database, a write is answered once its events are committed: a webhook
- * paused or resumed through another replica afterwards then sees them on the right side of its
- * cursor (the event log commits in batches just behind the versions they describe). A failed
- * commit does not hold the answer: the events stay queued and commit with the next batch.
+ * With replicas on one database, a write is answered once its events are committed and indexed
+ * here: a webhook paused or resumed through another replica afterwards then sees them on the
+ * right side of its cursor. Version and export events commit with what they describe (a failed
+ * event write fails the request); the others (imports, infer jobs) commit in batches just behind,
+ * and a failed commit of those does not hold the answer: they stay queued for the next batch.
  */
 function eventsBeforeAnswer(res: Response, project: ProjectRuntime): void {
   const json = res.json.bind(res);

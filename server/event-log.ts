@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { uuidv7 } from '../engine/index.js';
+import { uuidv7, type MemoryStore, type VersionRow } from '../engine/index.js';
 import { rewriteLines } from './ndjson-rewrite.js';
 import type { EventInput, EventJson, EventStatus, EventType } from './event-types.js';
 import { ndjsonLines } from './ndjson-lines.js';
@@ -68,6 +68,11 @@ export interface ProjectEventLog {
    * `infer.succeeded` events of these infer jobs (their results named a purged memory).
    */
   redact(memoryIds: ReadonlySet<string>, inferJobIds?: ReadonlySet<string>): Promise<number>;
+  /**
+   * Have `store` write the events of its versions in the transaction that writes them (`events`
+   * makes them), where the two share a database: true when bound (`flush` then adopts them).
+   */
+  recordWithVersions?(store: MemoryStore, events: (rows: readonly VersionRow[]) => EventInput[]): boolean;
   close(): Promise<void>;
 }
 

@@ -5,12 +5,13 @@
  * limits and Idempotency-Keys.
  */
 import type { InferInput } from '../api/index.js';
-import { ensurePgvector, PgStore, pgPoolClient, type IngestResult, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
+import { ensurePgvector, PgStore, PURGE_CHANNEL, pgPoolClient, type IngestResult, type Logger, type MemoryStore, type SqlClient } from '../engine/index.js';
 import type { ProjectEventLog } from './event-log.js';
 import { PgEventLog } from './pg-event-log.js';
 import { PgExportJobs } from './pg-export-jobs.js';
 import { PgInferJobs } from './pg-infer-jobs.js';
 import { PgIdempotencyStore } from './pg-idempotency.js';
+import { PgPurgeIntents } from './pg-purge-intents.js';
 import { PgRateLimiter } from './pg-rate-limit.js';
 import { migrateServer } from './pg-state.js';
 import { PgTelemetryStore } from './pg-telemetry.js';
@@ -41,8 +42,9 @@ export interface PgBackend {
   openStore(projectId: string, dim: number, logger: Logger): MemoryStore;
   openEventLog(projectId: string): Promise<PgEventLog>;
   openWebhooks(projectId: string, log: ProjectEventLog): PgWebhooks;
-  openJobs(projectId: string, hooks: JobHooks): PgProjectJobs;
+  openJobs(projectId: string, hooks: JobHooks, log: ProjectEventLog): PgProjectJobs;
   openTelemetry(projectId: string): PgTelemetryStore;
+  openPurgeIntents(projectId: string): PgPurgeIntents;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,12 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
     const dispatcher = new PgWebhookDispatcher(db, { ...o.webhooks, logger: o.logger.child('webhooks') });
     await dispatcher.start();
     const fanOut = { inTransaction: fanOutDeliveries, committed: () => dispatcher.kick() };
+    // A purge through any replica: every replica's resident view drops the erased rows at once.
+    const stores = new Map<string, PgStore>();
+    const refreshAll = (): void => {
+      for (const s of stores.values()) void s.refresh().catch((err: unknown) => o.logger.warn('could not refresh a resident view after a purge', { err }));
+    };
+    const unlisten = vectorPath === 'resident' && db.listen ? await db.listen(PURGE_CHANNEL, refreshAll) : null;
     return {
       db,
       tenancy,
@@ -103,12 +111,19 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
       idempotency: new PgIdempotencyStore(db),
       vectorPath,
       tokenLedger: new PgTokenLedger(db),
-      openStore: (projectId, dim, logger) => new PgStore({ db, store: projectId, dim, logger }),
+      openStore: (projectId, dim, logger) => {
+        const s = new PgStore({ db, store: projectId, dim, logger });
+        stores.set(projectId, s);
+        return s;
+      },
       openEventLog: (projectId) => PgEventLog.open(db, projectId, fanOut),
       openWebhooks: (projectId, log) => new PgWebhooks(db, projectId, log, dispatcher),
       openTelemetry: (projectId) => new PgTelemetryStore(db, projectId),
-      openJobs: (projectId, hooks) => {
-        const exports = new PgExportJobs(db, projectId, hooks.exportChanged);
+      openPurgeIntents: (projectId) => new PgPurgeIntents(db, projectId),
+      openJobs: (projectId, hooks, log) => {
+        if (!(log instanceof PgEventLog)) throw new Error(`project ${projectId}: export jobs in PostgreSQL need its event log there too`);
+        // A status and its event commit together; the log adopts the event at its next flush.
+        const exports = new PgExportJobs(db, projectId, { record: (tx, job) => log.writeIn(tx, [hooks.exportEvent(job)]), committed: () => void log.flush().catch(() => {}) });
         const inferJobs = new PgInferJobs<InferInput, IngestResult[]>(db, projectId, hooks.runInfer, hooks.inferChanged, hooks.logger);
         return {
           exports,
@@ -120,6 +135,7 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
         };
       },
       close: async () => {
+        await unlisten?.();
         await dispatcher.close();
         await db.close();
       },

@@ -13,11 +13,14 @@
  * - A memory event stands for one engine version (`engine_seq`): a version already recorded (by
  *   this replica before a restart, or by another replica catching up) is not recorded again.
  * - The webhook deliveries of a batch are created in its transaction (`EventCommitHooks`).
- * - Version events are written in their own transaction right after the store's commit (the
- *   engine's change listener); a crash between the two is repaired when the project next opens
- *   (`ProjectEvents.open` records the versions above the first engine seq without an event).
+ * - Version events are written in the store's own write transaction (`recordWithVersions`, on a
+ *   PgStore): a version commits with its event and deliveries or not at all, and a failed event
+ *   write fails the write. Other events written with a state change (an export job's status) go
+ *   the same way through `writeIn`. Versions of a database written before that (or by a store
+ *   not bound) are still repaired when the project opens (`ProjectEvents.open` records the
+ *   versions above the first engine seq without an event).
  */
-import { uuidv7, type SqlClient, type SqlQueryable } from '../engine/index.js';
+import { PgStore, uuidv7, type MemoryStore, type SqlClient, type SqlQueryable, type VersionRow } from '../engine/index.js';
 import { INFER_REDACTABLE, REDACTABLE, type EventEntry, type ProjectEventLog } from './event-log.js';
 import type { EventInput, EventJson, EventStatus, EventType } from './event-types.js';
 
@@ -58,6 +61,8 @@ export class PgEventLog implements ProjectEventLog {
   private readonly durableListeners: ((entries: readonly EventEntry[]) => void)[] = [];
   private chain: Promise<unknown> = Promise.resolve();
   private openEngineSeq = 0;
+  /** A transaction of `writeIn` created deliveries: the dispatcher is told at the next flush. */
+  private fannedOutElsewhere = false;
 
   private constructor(
     private readonly db: SqlClient,
@@ -113,9 +118,31 @@ export class PgEventLog implements ProjectEventLog {
     void this.flush().catch(() => {});
   }
 
+  /**
+   * Write these events in `tx`, a transaction of the caller's that also changes what they
+   * describe: numbered under the head row lock like a batch of `flush`, with their deliveries.
+   * They reach this replica's index at the next `flush` (call it once `tx` committed).
+   */
+  async writeIn(tx: SqlQueryable, inputs: readonly EventInput[]): Promise<void> {
+    if (inputs.length === 0) return;
+    const created_at = new Date().toISOString();
+    if ((await this.insert(tx, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })))) > 0) this.fannedOutElsewhere = true;
+  }
+
+  /** On a PgStore of this database: write each version's events in the transaction that writes it. */
+  recordWithVersions(store: MemoryStore, events: (rows: readonly VersionRow[]) => EventInput[]): boolean {
+    if (!(store instanceof PgStore)) return false;
+    store.alsoInTransaction((tx, rows) => this.writeIn(tx, events(rows)));
+    return true;
+  }
+
   /** Commit every event appended so far, then adopt what other replicas committed. */
   flush(): Promise<void> {
     return this.exclusive(async () => {
+      if (this.fannedOutElsewhere) {
+        this.fannedOutElsewhere = false;
+        this.hooks?.committed();
+      }
       const batch = this.pending.splice(0);
       if (batch.length > 0) {
         let fannedOut = 0;

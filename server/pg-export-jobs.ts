@@ -8,10 +8,12 @@
  * - A job whose runner stopped (its heartbeat older than `STALE_MS`) is FAILED by the next replica
  *   that reads it, and its partial content dropped, as the embedded store fails a job a restart
  *   cut off.
+ * - Every status change commits with its event (`ExportEvents.record`, in the same transaction):
+ *   a job is never seen RUNNING or SUCCEEDED by one replica while the feed lacks the event.
  * - `erase(memoryIds)` removes purged memories from every finished export of the project.
  */
-import { uuidv7, type MemoryEngine, type MemoryFilter, type SqlClient } from '../engine/index.js';
-import type { ExportJob, ExportJobStore, JobListener } from '../api/index.js';
+import { uuidv7, type MemoryEngine, type MemoryFilter, type SqlClient, type SqlQueryable } from '../engine/index.js';
+import type { ExportJob, ExportJobStore } from '../api/index.js';
 import { DB_NOW_MS } from './pg-state.js';
 
 /** A chunk is written once it holds this much (or after CHUNK_MS). */
@@ -31,23 +33,45 @@ function jobOf(r: JobRow): ExportJob {
   return { export_id: r.export_id, status: r.status, created_at: r.created_at, started_at: r.started_at, finished_at: r.finished_at, count: Number(r.count), bytes: Number(r.bytes), error: r.error, owner: r.owner };
 }
 
+/** How a job's status changes reach the project's event feed. */
+export interface ExportEvents {
+  /** Write the event of the job's new status in `tx`, the transaction that stores that status. */
+  record(tx: SqlQueryable, job: ExportJob): Promise<void>;
+  /** A status change (and its event) committed. */
+  committed(): void;
+}
+
+const NO_EVENTS: ExportEvents = { record: async () => {}, committed: () => {} };
+
 export class PgExportJobs implements ExportJobStore {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly db: SqlClient,
     private readonly projectId: string,
-    private readonly listener: JobListener = () => {},
+    private readonly events: ExportEvents = NO_EVENTS,
   ) {}
 
+  /** Run `change` (which returns the job as changed) and record its event in one transaction. */
+  private async changed(change: (tx: SqlQueryable) => Promise<ExportJob | undefined>): Promise<ExportJob | undefined> {
+    const job = await this.db.transaction(async (tx) => {
+      const j = await change(tx);
+      if (j) await this.events.record(tx, { ...j });
+      return j;
+    });
+    if (job) this.events.committed();
+    return job;
+  }
+
   async start(engine: MemoryEngine, owner: string, filter: MemoryFilter = {}): Promise<ExportJob> {
-    const r = await this.db.query<JobRow>(
-      `INSERT INTO ms_export_jobs (export_id, project_id, owner, status, created_at, count, bytes, heartbeat_ms)
-       VALUES ($1, $2, $3, 'PENDING', $4, 0, 0, ${DB_NOW_MS}) RETURNING ${JOB_COLS}`,
-      [uuidv7(), this.projectId, owner, new Date().toISOString()],
-    );
-    const job = jobOf(r.rows[0]!);
-    this.listener({ ...job });
+    const job = (await this.changed(async (tx) => {
+      const r = await tx.query<JobRow>(
+        `INSERT INTO ms_export_jobs (export_id, project_id, owner, status, created_at, count, bytes, heartbeat_ms)
+         VALUES ($1, $2, $3, 'PENDING', $4, 0, 0, ${DB_NOW_MS}) RETURNING ${JOB_COLS}`,
+        [uuidv7(), this.projectId, owner, new Date().toISOString()],
+      );
+      return jobOf(r.rows[0]!);
+    }))!;
     const p = this.run(engine, job, filter)
       .catch(() => {}) // recorded on the job when it can be; else the job goes stale and fails
       .finally(() => this.running.delete(p));
@@ -55,9 +79,9 @@ export class PgExportJobs implements ExportJobStore {
     return job;
   }
 
-  private async update(job: ExportJob, extra = ''): Promise<void> {
-    await this.db.query(
-      `UPDATE ms_export_jobs SET status = $2, started_at = $3, finished_at = $4, count = $5, bytes = $6, error = $7, heartbeat_ms = ${DB_NOW_MS}${extra}
+  private async update(job: ExportJob, db: SqlQueryable = this.db): Promise<void> {
+    await db.query(
+      `UPDATE ms_export_jobs SET status = $2, started_at = $3, finished_at = $4, count = $5, bytes = $6, error = $7, heartbeat_ms = ${DB_NOW_MS}
        WHERE export_id = $1`,
       [job.export_id, job.status, job.started_at, job.finished_at, job.count, job.bytes, job.error],
     );
@@ -67,8 +91,10 @@ export class PgExportJobs implements ExportJobStore {
     await new Promise((r) => setImmediate(r));
     job.status = 'RUNNING';
     job.started_at = new Date().toISOString();
-    await this.update(job);
-    this.listener({ ...job });
+    await this.changed(async (tx) => {
+      await this.update(job, tx);
+      return job;
+    });
     try {
       let n = 0;
       let buf = '';
@@ -95,9 +121,11 @@ export class PgExportJobs implements ExportJobStore {
       job.error = err instanceof Error ? err.message : String(err);
     }
     job.finished_at = new Date().toISOString();
-    if (job.status === 'FAILED') await this.db.query(`DELETE FROM ms_export_chunks WHERE export_id = $1`, [job.export_id]);
-    await this.update(job);
-    this.listener({ ...job });
+    await this.changed(async (tx) => {
+      if (job.status === 'FAILED') await tx.query(`DELETE FROM ms_export_chunks WHERE export_id = $1`, [job.export_id]);
+      await this.update(job, tx);
+      return job;
+    });
   }
 
   async get(id: string): Promise<ExportJob | undefined> {
@@ -109,20 +137,16 @@ export class PgExportJobs implements ExportJobStore {
     if (!row) return undefined;
     if (!row.stale) return jobOf(row);
     // Its runner stopped: fail it (once, whichever replica gets here first) and drop the partial content.
-    const failed = await this.db.transaction(async (tx) => {
+    const failed = await this.changed(async (tx) => {
       const u = await tx.query<JobRow>(
         `UPDATE ms_export_jobs SET status = 'FAILED', error = 'interrupted: the server running it stopped; start a new export', finished_at = $2
          WHERE export_id = $1 AND status IN ('PENDING', 'RUNNING') AND heartbeat_ms < ${DB_NOW_MS} - $3 RETURNING ${JOB_COLS}`,
         [id, new Date().toISOString(), STALE_MS],
       );
       if (u.rows[0]) await tx.query(`DELETE FROM ms_export_chunks WHERE export_id = $1`, [id]);
-      return u.rows[0];
+      return u.rows[0] ? jobOf(u.rows[0]) : undefined;
     });
-    if (failed) {
-      this.listener(jobOf(failed));
-      return jobOf(failed);
-    }
-    return this.get(id);
+    return failed ?? this.get(id);
   }
 
   /** The chunks in order, read a few at a time. */

@@ -1,6 +1,6 @@
 /**
  * The server's own tables in PostgreSQL (beside the memory store's): the tenancy document, key
- * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds, the webhooks with their deliveries, export and infer jobs, telemetry counts and the LLM token ledger, all shared by every replica. Versioned
+ * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds, the webhooks with their deliveries, export and infer jobs, telemetry counts, the LLM token ledger and purges in flight, all shared by every replica. Versioned
  * like the store's schema (engine `migrate`), run at start.
  */
 import { migrate, type SqlClient } from '../engine/index.js';
@@ -127,6 +127,7 @@ export const SERVER_MIGRATIONS: readonly string[] = [
    CREATE TABLE ms_telemetry_runtimes (project_id text NOT NULL, os text NOT NULL, arch text NOT NULL, node_major int NOT NULL, count bigint NOT NULL, PRIMARY KEY (project_id, os, arch, node_major));
    CREATE TABLE ms_telemetry_installs (project_id text NOT NULL, hash text NOT NULL, PRIMARY KEY (project_id, hash));
    CREATE TABLE ms_llm_usage (day text PRIMARY KEY, used bigint NOT NULL, calls bigint NOT NULL);`,
+  `CREATE TABLE ms_purge_intents (project_id text NOT NULL, memory_id text NOT NULL, at_ms float8 NOT NULL, PRIMARY KEY (project_id, memory_id));`,
 ];
 
 export async function migrateServer(db: SqlClient): Promise<void> {

@@ -6,18 +6,16 @@
  * The event log and the LanceDB store are separate files, so `open` reconciles them:
  * - versions whose engine seq is above the last one any event stands for get their events, so no
  *   committed version ever lacks one (a crash between the store commit and the log write);
- * - a purge writes an intent file before the store erases anything; an intent left by a crash is
- *   completed (store purge, log redaction, purge events, and — once `eraseWith` has given it the
+ * - a purge records an intent (a file, or a row every replica sees) before the store erases
+ *   anything; an intent left by a crash is completed (store purge, log redaction, purge events, and — once `eraseWith` has given it the
  *   export and infer job stores — their erasure) before the project serves requests;
  * - export jobs whose latest status has no event get the missing ones.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { ExportJob, InferJob, JobStatus } from '../api/index.js';
 import { exportLine, type MemoryEngine, type VersionRow } from '../engine/index.js';
-import { readJson, writeAtomic } from './atomic-file.js';
 import type { ProjectEventLog } from './event-log.js';
-import { memoryEventType, rowVisibility, type EventType } from './event-types.js';
+import { FilePurgeIntents, type PurgeIntents } from './purge-intents.js';
+import { memoryEventType, rowVisibility, type EventInput, type EventType } from './event-types.js';
 
 const EXPORT_TYPE: Record<JobStatus, EventType> = {
   PENDING: 'export.created',
@@ -33,10 +31,14 @@ const INFER_TYPE: Record<JobStatus, EventType> = {
 };
 const STATUS_ORDER: JobStatus[] = ['PENDING', 'RUNNING'];
 const CHANGES_PAGE = 1000;
+/** A shared purge intent this old was left by a replica that stopped mid-purge (a purge takes well under a second). */
+const LEFTOVER_MS = 60_000;
 
 export class ProjectEvents {
-  private readonly intentFile: string;
-  private readonly inflight = new Set<string>();
+  /** Purges a crash left half done, completed by a sweep (see `sweepLeftovers`). */
+  private sweeping = false;
+  /** The store writes version events in its own transactions (PostgreSQL): nothing to append. */
+  private versionsBound = false;
   /** Erases purged memories from the job stores: export files, infer results (see `eraseWith`). */
   private eraser: ((ids: readonly string[]) => Promise<ReadonlySet<string>>) | null = null;
   /** Purged before `eraseWith` was called (a purge a crash left half done): erased then. */
@@ -45,11 +47,10 @@ export class ProjectEvents {
   constructor(
     readonly log: ProjectEventLog,
     private readonly engine: MemoryEngine,
-    dir: string,
-  ) {
-    this.intentFile = path.join(dir, 'purge-intent.json');
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 }); // the log itself may live elsewhere (PostgreSQL)
-  }
+    private readonly dir: string,
+    /** Where purges in flight are recorded: the project's events/ dir, or shared by replicas (PostgreSQL). */
+    private readonly intents: PurgeIntents = new FilePurgeIntents(dir),
+  ) {}
 
   /** Reconcile with the store, then follow the engine. Call before the engine takes writes. */
   async open(): Promise<void> {
@@ -58,33 +59,57 @@ export class ProjectEvents {
     if (lastSeq < after) {
       // The store never reuses a seq, so this is a store restored from an older backup than the
       // log: new versions would reuse seqs the log already holds and lose their events.
-      throw new Error(`the event log in ${path.dirname(this.intentFile)} covers versions up to seq ${after} but the store ends at ${lastSeq}; restore the project's lance/ and events/ directories from the same backup`);
+      throw new Error(`the event log in ${this.dir} covers versions up to seq ${after} but the store ends at ${lastSeq}; restore the project's lance/ and events/ directories from the same backup`);
     }
     while (after < lastSeq) {
       this.recordRows(await this.engine.store.changes(after, CHANGES_PAGE));
       after += CHANGES_PAGE;
     }
+    this.versionsBound = this.log.recordWithVersions?.(this.engine.store, (rows) => this.versionEvents(rows)) ?? false;
     this.engine.onChange((rows) => this.recordRows(rows));
     this.engine.onPurge((ids, phase) => (phase === 'before' ? this.beginPurge(ids) : this.finishPurge(ids)));
-    const left = readJson<{ memory_ids?: string[] }>(this.intentFile, {}).memory_ids ?? [];
-    if (left.length > 0) {
-      this.beginPurge(left);
-      await this.engine.purge(left);
-      await this.finishPurge(left);
-    }
+    const left = await this.intents.pending();
+    if (left.length > 0) await this.completePurge(left);
     await this.log.flush();
   }
 
-  private recordRows(rows: readonly VersionRow[]): void {
-    for (const r of rows) {
-      if (r.seq <= this.log.lastEngineSeq) continue;
-      this.log.append({ type: memoryEventType(r), status: 'SUCCEEDED', memory_id: r.memory_id, data: exportLine(r), engine_seq: r.seq, visible_to: rowVisibility(r) });
-    }
+  /** One event per version the log does not hold yet. */
+  private versionEvents(rows: readonly VersionRow[]): EventInput[] {
+    return rows
+      .filter((r) => r.seq > this.log.lastEngineSeq)
+      .map((r) => ({ type: memoryEventType(r), status: 'SUCCEEDED', memory_id: r.memory_id, data: exportLine(r), engine_seq: r.seq, visible_to: rowVisibility(r) }));
   }
 
-  private beginPurge(ids: readonly string[]): void {
-    for (const id of ids) this.inflight.add(id);
-    writeAtomic(this.intentFile, JSON.stringify({ memory_ids: [...this.inflight] }));
+  private recordRows(rows: readonly VersionRow[]): void {
+    // Bound: the events committed with the versions; adopt them into this replica's index.
+    if (this.versionsBound) void this.log.flush().catch(() => {});
+    else for (const e of this.versionEvents(rows)) this.log.append(e);
+  }
+
+  private beginPurge(ids: readonly string[]): Promise<void> {
+    return this.intents.add(ids);
+  }
+
+  /** Complete a purge found half done: the store erases what is left, then the jobs and the feed. */
+  private async completePurge(ids: readonly string[]): Promise<void> {
+    await this.engine.store.purge(ids);
+    await this.finishPurge(ids);
+  }
+
+  /**
+   * Shared intents (replicas on one database): complete the purges another replica began and did
+   * not finish (it died). Only intents older than LEFTOVER_MS, so a purge still running elsewhere
+   * is left to its replica.
+   */
+  private async sweepLeftovers(): Promise<void> {
+    if (!this.intents.shared || this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const left = await this.intents.pending(LEFTOVER_MS);
+      if (left.length > 0) await this.completePurge(left);
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   /**
@@ -115,15 +140,19 @@ export class ProjectEvents {
       this.log.append({ type: 'memory.purged', status: 'SUCCEEDED', memory_id: id, data: { memory_id: id, purged: true }, visible_to: last ? last.visible_to : '' });
     }
     await this.log.flush();
-    for (const id of ids) this.inflight.delete(id);
-    if (this.inflight.size === 0) fs.rmSync(this.intentFile, { force: true });
-    else writeAtomic(this.intentFile, JSON.stringify({ memory_ids: [...this.inflight] }));
+    await this.intents.done(ids);
+    await this.sweepLeftovers();
+  }
+
+  /** The event of an export job's status (written with the status where the job store can). */
+  exportEvent(job: ExportJob): EventInput {
+    const { owner, ...data } = job;
+    return { type: EXPORT_TYPE[job.status], status: job.status, data, subject_id: job.export_id, visible_to: owner };
   }
 
   /** An export job changed status (ExportJobs' listener). */
   exportChanged(job: ExportJob): void {
-    const { owner, ...data } = job;
-    this.log.append({ type: EXPORT_TYPE[job.status], status: job.status, data, subject_id: job.export_id, visible_to: owner });
+    this.log.append(this.exportEvent(job));
   }
 
   /** Add the events a crash kept export jobs from recording (e.g. a job failed by a restart). */

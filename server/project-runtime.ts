@@ -11,7 +11,9 @@ import { ExportJobs, inferMemories, InferJobs, type ExportJob, type ExportJobSto
 import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
 import { EventLog, type ProjectEventLog } from './event-log.js';
+import type { EventInput } from './event-types.js';
 import { ProjectEvents } from './project-events.js';
+import { FilePurgeIntents, type PurgeIntents } from './purge-intents.js';
 import { TelemetryStore, type TelemetryCounts } from './telemetry.js';
 import { WebhookDispatcher, type DispatcherOptions } from './webhook-dispatcher.js';
 import { DeliveryOutbox } from './webhook-outbox.js';
@@ -38,7 +40,9 @@ export interface ProjectOptions {
   /** The project's webhooks when not the embedded files (SERVICE_DATABASE_URL: PostgreSQL, sent by the server-wide dispatcher). */
   openWebhooks?: ((projectId: string, log: ProjectEventLog) => ProjectWebhooks) | undefined;
   /** The project's export and infer jobs when not files in the data dir (SERVICE_DATABASE_URL: PostgreSQL). */
-  openJobs?: ((projectId: string, with_: JobHooks) => ProjectJobs) | undefined;
+  openJobs?: ((projectId: string, with_: JobHooks, log: ProjectEventLog) => ProjectJobs) | undefined;
+  /** The project's purges in flight when not a file in `events/` (SERVICE_DATABASE_URL: PostgreSQL, completed by any replica). */
+  openPurgeIntents?: ((projectId: string) => PurgeIntents) | undefined;
   /** The project's telemetry counts when not `telemetry.json` (SERVICE_DATABASE_URL: PostgreSQL). */
   openTelemetry?: ((projectId: string) => TelemetryCounts) | undefined;
 }
@@ -46,6 +50,8 @@ export interface ProjectOptions {
 /** What the job stores report to and run. */
 export interface JobHooks {
   exportChanged(job: ExportJob): void;
+  /** The event of an export status, for a job store that writes it with the status. */
+  exportEvent(job: ExportJob): EventInput;
   runInfer(input: InferInput): Promise<IngestResult[]>;
   inferChanged(job: InferJob<InferInput, IngestResult[]>): void;
   logger: Logger;
@@ -88,15 +94,17 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
   try {
     const log = o.openEventLog ? await o.openEventLog(o.projectId) : await EventLog.open(path.join(o.dir, 'events'));
     opened.unshift(log);
-    const events = new ProjectEvents(log, engine, path.join(o.dir, 'events'));
+    const eventsDir = path.join(o.dir, 'events');
+    const events = new ProjectEvents(log, engine, eventsDir, o.openPurgeIntents ? o.openPurgeIntents(o.projectId) : new FilePurgeIntents(eventsDir));
     await events.open();
     const hooks: JobHooks = {
       exportChanged: (job) => events.exportChanged(job),
+      exportEvent: (job) => events.exportEvent(job),
       runInfer: (input) => inferMemories(engine, o.extractor, input),
       inferChanged: (job) => events.inferChanged(job),
       logger: logger.child('jobs'),
     };
-    const jobs = o.openJobs ? o.openJobs(o.projectId, hooks) : fileJobs(o.dir, hooks, events);
+    const jobs = o.openJobs ? o.openJobs(o.projectId, hooks, log) : fileJobs(o.dir, hooks, events);
     const { exports, inferJobs } = jobs;
     // A purge erases the memory from finished exports and infer results too (and the events that
     // carried them); a purge a crash interrupted is completed here.

@@ -44,10 +44,16 @@ export async function ingest(engine: MemoryEngine, conversations: readonly Locom
 }
 
 /** Import every turn as version lines (batches of 500 rows, embedded per batch). */
-export async function importTurns(engine: MemoryEngine, conversations: readonly LocomoConversation[]): Promise<{ memories: number; ms: number }> {
+export async function importTurns(engine: MemoryEngine, conversations: readonly LocomoConversation[], lines: readonly string[] = turnLines(conversations)): Promise<{ memories: number; ms: number }> {
   const t0 = performance.now();
+  const r = await engine.import(lines);
+  return { memories: r.memories, ms: performance.now() - t0 };
+}
+
+/** Every turn as an import line (fresh ids each call: import one result into several engines to compare them). */
+export function turnLines(conversations: readonly LocomoConversation[]): string[] {
   const now = new Date().toISOString();
-  const lines = conversations.flatMap((c) =>
+  return conversations.flatMap((c) =>
     c.turns.map((t) => {
       const at = new Date(t.at).toISOString();
       return JSON.stringify({
@@ -57,8 +63,6 @@ export async function importTurns(engine: MemoryEngine, conversations: readonly 
       });
     }),
   );
-  const r = await engine.import(lines);
-  return { memories: r.memories, ms: performance.now() - t0 };
 }
 
 export type Mode = 'text' | 'vector' | 'hybrid';

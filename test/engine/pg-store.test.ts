@@ -31,7 +31,8 @@ if (skip) {
     it('needs PostgreSQL', () => {});
   });
 } else {
-  storeAcceptance('PgStore on PostgreSQL 15 (resident vector view)', async () => new PgStore({ db: await pgClient(), store: 'p1', dim: 16 }));
+  storeAcceptance('PgStore on PostgreSQL 15 (resident view for both channels)', async () => new PgStore({ db: await pgClient(), store: 'p1', dim: 16 }));
+  storeAcceptance('PgStore on PostgreSQL 15 (resident vector view, BM25 in SQL)', async () => new PgStore({ db: await pgClient(), store: 'p1', dim: 16, residentText: 'sql' }));
 }
 storeAcceptance('PgStore on PGlite with pgvector (HNSW)', async () => {
   const c = await pgliteClient();
@@ -74,6 +75,29 @@ describe('PgStore', { skip }, () => {
     assert.equal((await b.append([row()]))[0]!.seq, 1, 'each store numbers its own seq');
   });
 
+  it('shows a write to every search that began after its commit, while other searches are still catching up', async () => {
+    const a = new PgStore({ db, store: 'busy-replicas', dim: 16 });
+    const b = new PgStore({ db: await pgClient(dbUrl), store: 'busy-replicas', dim: 16 });
+    await a.open();
+    await b.open();
+    const found = async (s: PgStore, word: string): Promise<boolean> => (await s.search({ text: word, vector: null, model: null, filter: {}, validAt: Date.now(), limit: 3 })).some((h) => h.row.content.includes(word));
+    // Searches on B all along, so a catch-up is nearly always running when a write commits.
+    let writing = true;
+    const busy = Array.from({ length: 4 }, async () => {
+      while (writing) await found(b, 'background');
+    });
+    try {
+      for (let i = 0; i < 20; i++) {
+        await a.append([row({ content: `busy replica note busyword${i}` })]);
+        // Began after the commit: must see it, whatever catch-up B was running when it began.
+        assert.ok(await found(b, `busyword${i}`), `write ${i} is seen by a search that began after it`);
+      }
+    } finally {
+      writing = false;
+      await Promise.all(busy);
+    }
+  });
+
   it('shows a write through one instance to a vector search through another at once', async () => {
     // Two pools on one database: two replicas.
     const a = new PgStore({ db, store: 'replicas', dim: 16 });
@@ -100,13 +124,44 @@ describe('PgStore', { skip }, () => {
   /** Scores equal to 1e-9 are a tie (summation order moves the last bits); ties rank by id. */
   const tieSafe = (s: number): number => Math.round(s * 1e9);
 
+  it('ranks full text in SQL like the embedded LanceStore when the best-by-score pool is cut short by a filter or a tie', async () => {
+    const mem: MemoryStore = new LanceStore({ dir: path.join(tempDir('lance-'), 'db'), dim: 16 });
+    const sql = new PgStore({ db, store: 'pool', dim: 16, residentText: 'sql' });
+    for (const s of [mem, sql]) await s.open();
+    const words = 'deploy pipeline cache redis flaky review'.split(' ');
+    let seed = 3;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    // 600 short texts over six words: many exact ties, and one rare user whose rows score low.
+    const rows = Array.from({ length: 600 }, (_, i) =>
+      row({ content: Array.from({ length: 2 + Math.floor(rnd() * 4) }, () => words[Math.floor(rnd() * words.length)]).join(' '), user_id: i % 50 === 0 ? 'rare' : 'common' }),
+    );
+    for (const s of [mem, sql]) for (let i = 0; i < rows.length; i += 200) await s.append(rows.slice(i, i + 200));
+    for (const [query, filter, limit] of [
+      ['deploy pipeline', {}, 5],
+      ['redis', {}, 10],
+      ['flaky review cache', { user_id: 'rare' }, 5],
+      ['deploy', { user_id: 'rare' }, 3],
+      ['nothing matches this', {}, 5],
+    ] as const) {
+      const req = { text: query, vector: null, model: null, filter, validAt: Date.now(), limit };
+      const [want, got] = await Promise.all([mem.search(req), sql.search(req)]);
+      const ids = (hits: typeof want): [string, number][] => hits.map((h) => [h.row.memory_id, h.textScore!]);
+      assert.equal(got.length, want.length, `${query}: as many hits`);
+      ids(got).forEach(([id, score], i) => {
+        assert.equal(id, ids(want)[i]![0], `${query}: rank ${i + 1}`);
+        assert.ok(Math.abs(score - ids(want)[i]![1]) < 1e-6, `${query}: score at rank ${i + 1}`);
+      });
+    }
+  });
+
   it('ranks full text and vectors exactly like the embedded LanceStore (ids, order, scores within 1e-6)', async () => {
     const mem: MemoryStore = new LanceStore({ dir: path.join(tempDir('lance-'), 'db'), dim: 16 });
     const pgs = new PgStore({ db, store: 'parity', dim: 16 });
     const lite = await pgliteClient();
     clients.push(lite);
     const pgv = new PgStore({ db: lite, store: 'parity', dim: 16 });
-    const stores = [mem, pgs, pgv];
+    const pgsql = new PgStore({ db, store: 'parity-sql', dim: 16, residentText: 'sql' });
+    const stores = [mem, pgs, pgsql, pgv];
     for (const s of stores) await s.open();
     const words = 'deploy pipeline session store postgres redis cache webhook retry queue worker index vector search token budget release branch review test flaky'.split(' ');
     let seed = 7;

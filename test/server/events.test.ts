@@ -187,7 +187,11 @@ describe('event feed', () => {
     const pid = await projectId(s);
     const m = await s.req('POST', '/v1/memories', { user_id: 'u', content: 'half purged secret about the VPN password' });
     await s.close();
-    fs.writeFileSync(path.join(s.dataDir, 'projects', pid, 'events', 'purge-intent.json'), JSON.stringify({ memory_ids: [m.json.memory_id] }));
+    // The intent a purge records before erasing anything: a file, or a row every replica sees.
+    if (testServerBackend === 'postgres') {
+      const db = pgPoolClient(s.databaseUrl, { max: 1 });
+      await db.query(`INSERT INTO ms_purge_intents (project_id, memory_id, at_ms) VALUES ($1, $2, 0)`, [pid, m.json.memory_id]).finally(() => db.close());
+    } else fs.writeFileSync(path.join(s.dataDir, 'projects', pid, 'events', 'purge-intent.json'), JSON.stringify({ memory_ids: [m.json.memory_id] }));
     s = await startTestServer({ dataDir: s.dataDir, key: s.key });
     try {
       assertError(await s.req('GET', `/v1/memories/${m.json.memory_id}/history`), 404, 'NOT_FOUND');

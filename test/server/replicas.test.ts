@@ -6,8 +6,9 @@
  * through both, a webhook sends each event once whichever replica took the write, a webhook
  * managed through A is the same webhook on B, a delivery whose replica was killed mid-attempt is
  * sent again by the other once its lease expires, an export or infer job accepted by A answers on B
- * (a purge erases from the export), telemetry taken by both adds up, and kill -9 of a replica mid-write loses nothing it
- * acknowledged.
+ * (a purge erases from the export), telemetry taken by both adds up, kill -9 of a replica mid-write loses nothing it
+ * acknowledged, a purge through A leaves nothing on B (search, get, feed), and a purge a dead
+ * replica left half done is completed by the other.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -123,6 +124,61 @@ describe('two server replicas on one PostgreSQL', { skip }, () => {
     const del = await call(b.url, key, 'DELETE', `/v1/memories/${id}`);
     assert.equal(del.status, 200, del.text);
     assert.ok(!(await search(a)).includes(id), 'A no longer finds what B forgot');
+  });
+
+  it('erases a memory purged through A from everything B serves, its resident view included', async () => {
+    const key = await fresh();
+    const add = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'purge', content: 'the vault passphrase hint is marmoset-42 under the stairs' });
+    assert.equal(add.status, 201, add.text);
+    const id = add.json.memory_id as string;
+    const found = async (via: Replica, mode?: string): Promise<boolean> => {
+      const s = await call(via.url, key, 'POST', '/v1/memories/search', { query: 'vault passphrase hint marmoset-42 stairs', user_id: 'purge', ...(mode ? { mode } : {}) });
+      assert.equal(s.status, 200, s.text);
+      return s.text.includes(id) || s.text.includes('marmoset-42');
+    };
+    // B holds the memory in its resident view (its vector search loaded it).
+    assert.ok(await found(b, 'vector'));
+    assert.ok(await found(b));
+    assert.equal((await call(b.url, key, 'GET', `/v1/memories/${id}`)).status, 200);
+    const purge = await call(a.url, key, 'DELETE', `/v1/memories/${id}?purge=true`);
+    assert.equal(purge.status, 200, purge.text);
+    assert.equal((await call(b.url, key, 'GET', `/v1/memories/${id}`)).status, 404);
+    assert.equal((await call(b.url, key, 'GET', `/v1/memories/${id}/history`)).status, 404);
+    for (const mode of ['vector', 'text', undefined]) assert.ok(!(await found(b, mode)), `B's ${mode ?? 'hybrid'} search no longer finds the purged memory`);
+    const list = await call(b.url, key, 'GET', '/v1/memories?user_id=purge');
+    assert.ok(!list.text.includes('marmoset-42'), list.text);
+    const feed = await call(b.url, key, 'GET', '/v1/events?limit=1000');
+    assert.equal(feed.status, 200, feed.text);
+    assert.ok(!feed.text.includes('marmoset-42'), 'the feed through B carries no purged content');
+    assert.ok(feed.json.results.some((e: { type: string; memory_id?: string }) => e.type === 'memory.purged' && e.memory_id === id));
+  });
+
+  it('completes, on the next purge through B, a purge a replica that died mid-way left half done', async () => {
+    const key = await fresh();
+    const ids: string[] = [];
+    for (const content of ['the escrow code is pangolin-9', 'the old intercom code is 4471']) {
+      const r = await call(a.url, key, 'POST', '/v1/memories', { user_id: 'half', content });
+      assert.equal(r.status, 201, r.text);
+      ids.push(r.json.memory_id as string);
+    }
+    const [left, next] = ids as [string, string];
+    // A replica recorded its intent to purge `left` two minutes ago and died before erasing anything.
+    const sql = new pg.Client({ connectionString: db });
+    await sql.connect();
+    try {
+      const project = (await call(a.url, key, 'GET', '/api/v1/verify')).json.project_id as string;
+      await sql.query(`INSERT INTO ms_purge_intents (project_id, memory_id, at_ms) VALUES ($1, $2, extract(epoch from now()) * 1000 - 120000)`, [project, left]);
+      assert.equal((await call(b.url, key, 'GET', `/v1/memories/${left}`)).status, 200, 'still there: the dead replica erased nothing');
+      const purge = await call(b.url, key, 'DELETE', `/v1/memories/${next}?purge=true`);
+      assert.equal(purge.status, 200, purge.text);
+      for (const via of [a, b]) assert.equal((await call(via.url, key, 'GET', `/v1/memories/${left}`)).status, 404);
+      const feed = await call(a.url, key, 'GET', '/v1/events?limit=1000');
+      assert.ok(!feed.text.includes('pangolin-9'), 'the half-done purge is redacted from the feed');
+      assert.ok(feed.json.results.some((e: { type: string; memory_id?: string }) => e.type === 'memory.purged' && e.memory_id === left));
+      assert.equal((await sql.query(`SELECT count(*)::int AS n FROM ms_purge_intents`)).rows[0].n, 0, 'no intent left');
+    } finally {
+      await sql.end();
+    }
   });
 
   it('stores concurrent edits of one memory through both replicas under distinct version numbers', async () => {
