@@ -11,7 +11,7 @@ import { Health, storageFix } from './health.js';
 import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
 import { environmental, importSalvage, moveAside } from './store-rebuild.js';
 import { PauseState } from './pause.js';
-import { recall } from './recall.js';
+import { recall, type RecallRequest } from './recall.js';
 import { RecalledPerSession } from './recall-seen.js';
 import { repoInfo } from './repo.js';
 import { SessionTable, type LiveSession } from './sessions.js';
@@ -327,7 +327,7 @@ export class Daemon {
 
   // ------------------------------------------------------------------ capture
 
-  async capture(payload: Record<string, unknown>): Promise<CaptureResult> {
+  async capture(payload: Record<string, unknown>, opts: { recalling?: boolean } = {}): Promise<CaptureResult> {
     const event = String(payload.hook_event_name ?? '');
     if (!(CAPTURE_EVENTS as readonly string[]).includes(event)) {
       throw new EngineError('VALIDATION', `hook_event_name must be one of ${CAPTURE_EVENTS.join(', ')}`, { field: 'hook_event_name' });
@@ -336,6 +336,8 @@ export class Daemon {
     if (!sessionId) throw new EngineError('VALIDATION', 'session_id is required', { field: 'session_id' });
     const ex = excluded(payload, this.deps.paths.home);
     if (!ex.capture) return { captured: false, ...(ex.reason ? { reason: ex.reason } : {}) };
+    // A SessionStart captured, not recalled for: the session's next prompt opens with its opening block.
+    if (event === 'SessionStart' && !opts.recalling) this.recalled.started(sessionId, payload.source);
     const now = Date.now();
     const s = this.sessions.touch(sessionId, now);
     const p = journalPayload(event, payload);
@@ -577,7 +579,7 @@ export class Daemon {
   async recall(payload: Record<string, unknown>): Promise<{ context: string; count: number; timed_out?: boolean; captured?: boolean; capture_refused?: boolean }> {
     const event = payload.hook_event_name === 'SessionStart' ? 'SessionStart' : 'UserPromptSubmit';
     let refused = false;
-    const capture = this.capture({ ...payload, hook_event_name: event }).catch((err: unknown) => {
+    const capture = this.capture({ ...payload, hook_event_name: event }, { recalling: true }).catch((err: unknown) => {
       this.log.warn('capture during recall failed', { err });
       // The journal refused it: the hook spools the prompt instead (`capture_refused`).
       refused = err instanceof JournalWriteError;
@@ -587,21 +589,21 @@ export class Daemon {
     let result: { text: string; count: number } | null = { text: '', count: 0 };
     if (ex.capture) {
       const cwd = typeof payload.cwd === 'string' ? payload.cwd : process.cwd();
-      const seen = this.recalled.for(typeof payload.session_id === 'string' ? payload.session_id : null, event);
-      const work = this.ready().then((engine) =>
-        recall(
-          engine,
-          {
-            event,
-            session_id: typeof payload.session_id === 'string' ? payload.session_id : null,
-            repo: repoInfo(cwd),
-            user_id: this.deps.config.userId,
-            prompt: typeof payload.prompt === 'string' ? redact(payload.prompt).text : undefined,
-            seen,
-          },
-          { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) },
-        ),
-      );
+      const sessionId = typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : null;
+      // The session's first prompt (or the first since its SessionStart) opens with what SessionStart
+      // recall shows: the plugin's SessionStart hook runs in the background and prints nothing.
+      const opening = event === 'UserPromptSubmit' && sessionId !== null && this.recalled.takeOpening(sessionId);
+      const seen = this.recalled.for(sessionId, event);
+      const req: RecallRequest = { event, session_id: sessionId, repo: repoInfo(cwd), user_id: this.deps.config.userId, prompt: typeof payload.prompt === 'string' ? redact(payload.prompt).text : undefined, seen };
+      const opts = { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) };
+      const work = this.ready().then(async (engine) => {
+        if (!opening) return recall(engine, req, opts);
+        // Two blocks in one hook output (Claude Code keeps 10,000 characters of it): half each.
+        const half = { ...opts, maxChars: OPENING_BLOCK_CHARS };
+        const head = await recall(engine, { ...req, event: 'SessionStart' }, half);
+        const tail = await recall(engine, req, half);
+        return { text: [head.text, tail.text].filter(Boolean).join('\n'), count: head.count + tail.count };
+      });
       // Right after a start the engine is still opening: give the first recalls the time the hook
       // waits anyway (1.5 s at SessionStart, 0.8 s per prompt) rather than return nothing.
       const deadline = this.engineIsOpen ? this.deps.config.recallDeadlineMs : Math.max(this.deps.config.recallDeadlineMs, event === 'SessionStart' ? STARTUP_RECALL_MS.SessionStart : STARTUP_RECALL_MS.UserPromptSubmit);
@@ -610,6 +612,7 @@ export class Daemon {
         return { text: '', count: 0 };
       });
       if (result) seen?.delivered();
+      else if (opening && sessionId) this.recalled.returnOpening(sessionId);
     }
     const captured = await capture;
     const flags = { captured: captured.captured, ...(refused ? { capture_refused: true } : {}) };
@@ -682,6 +685,8 @@ function fileSize(file: string): number {
 /** Resolve with the value, or null when it is not there in time. */
 /** Recall deadlines while the engine is still opening, inside the hook's own wait (hooks/lib/run.ts). */
 const STARTUP_RECALL_MS = { SessionStart: 1200, UserPromptSubmit: 600 } as const;
+/** Characters for each of the two blocks of a prompt recall that opens a session (hooks print at most 9,500). */
+const OPENING_BLOCK_CHARS = 4500;
 
 /** A model still loading is not waited for by recall: full text answers meanwhile. */
 function engineModelReady(embedder: Embedder | null): boolean {
