@@ -3,7 +3,7 @@
  * agent session of one user and data dir. Transport-free: daemon/server.ts puts it on a socket.
  */
 import fs from 'node:fs';
-import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
+import { EngineError, joinContext, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
 import { Journal, JournalWriteError, type JournalEntry } from './journal.js';
@@ -598,11 +598,11 @@ export class Daemon {
       const opts = { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) };
       const work = this.ready().then(async (engine) => {
         if (!opening) return recall(engine, req, opts);
-        // Two blocks in one hook output (Claude Code keeps 10,000 characters of it): half each.
+        // One block, each part chosen within half of it (Claude Code keeps 10,000 characters of a hook's output).
         const half = { ...opts, maxChars: OPENING_BLOCK_CHARS };
         const head = await recall(engine, { ...req, event: 'SessionStart' }, half);
         const tail = await recall(engine, req, half);
-        return { text: [head.text, tail.text].filter(Boolean).join('\n'), count: head.count + tail.count };
+        return joinContext(head, tail);
       });
       // Right after a start the engine is still opening: give the first recalls the time the hook
       // waits anyway (1.5 s at SessionStart, 0.8 s per prompt) rather than return nothing.
