@@ -62,6 +62,8 @@ export class Daemon {
   readonly health = new Health();
   private readonly store: LanceStore;
   private readonly flushRetries = new Map<string, { timer: NodeJS.Timeout | null; attempt: number }>();
+  /** Flushes waiting after a Stop (STOP_SETTLE_MS), by session. */
+  private readonly stopSettle = new Map<string, NodeJS.Timeout>();
   private openFailure: { at: number; err: unknown } | null = null;
   private started = false;
   /** Capture id → the seq it was journaled with. */
@@ -371,7 +373,19 @@ export class Daemon {
     this.noteRecent(entry.s, event, p);
     if (FLUSH_EVENTS.has(event)) {
       if (event === 'SessionEnd') s.ended = true;
-      void this.scheduleFlush(sessionId).catch(() => {});
+      const pending = this.stopSettle.get(sessionId);
+      if (pending) clearTimeout(pending);
+      this.stopSettle.delete(sessionId);
+      if (event === 'Stop') {
+        // The turn is over, but the agent may still be busy (`claude -p` exits right after Stop):
+        // the flush (extraction, embedding on both cores) waits a moment, or for SessionEnd.
+        const timer = setTimeout(() => {
+          this.stopSettle.delete(sessionId);
+          if (!this.stopping) void this.scheduleFlush(sessionId).catch(() => {});
+        }, STOP_SETTLE_MS);
+        timer.unref();
+        this.stopSettle.set(sessionId, timer);
+      } else void this.scheduleFlush(sessionId).catch(() => {});
     }
     return { captured: true, j: entry.j };
   }
@@ -656,6 +670,7 @@ export class Daemon {
     if (this.stopping) return;
     this.stopping = true;
     if (this.idleTimer) clearInterval(this.idleTimer);
+    for (const t of this.stopSettle.values()) clearTimeout(t);
     for (const r of this.flushRetries.values()) if (r.timer) clearTimeout(r.timer);
     if (this.spoolTimer) clearInterval(this.spoolTimer);
     await this.spoolRound;
@@ -685,6 +700,12 @@ function fileSize(file: string): number {
 /** Resolve with the value, or null when it is not there in time. */
 /** Recall deadlines while the engine is still opening, inside the hook's own wait (hooks/lib/run.ts). */
 const STARTUP_RECALL_MS = { SessionStart: 1200, UserPromptSubmit: 600 } as const;
+/**
+ * How long a flush waits after Stop (SessionEnd or PreCompact flush at once). `claude -p` exits
+ * right after Stop; a flush started then takes both cores of a small machine from its exit. A
+ * session is still searchable well within 2 s of its end.
+ */
+const STOP_SETTLE_MS = 600;
 /** Characters for each of the two blocks of a prompt recall that opens a session (hooks print at most 9,500). */
 const OPENING_BLOCK_CHARS = 4500;
 
