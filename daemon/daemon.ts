@@ -3,7 +3,7 @@
  * agent session of one user and data dir. Transport-free: daemon/server.ts puts it on a socket.
  */
 import fs from 'node:fs';
-import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
+import { EngineError, joinContext, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
 import { Journal, JournalWriteError, type JournalEntry } from './journal.js';
@@ -11,7 +11,7 @@ import { Health, storageFix } from './health.js';
 import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
 import { environmental, importSalvage, moveAside } from './store-rebuild.js';
 import { PauseState } from './pause.js';
-import { recall } from './recall.js';
+import { recall, type RecallRequest } from './recall.js';
 import { RecalledPerSession } from './recall-seen.js';
 import { repoInfo } from './repo.js';
 import { SessionTable, type LiveSession } from './sessions.js';
@@ -62,6 +62,8 @@ export class Daemon {
   readonly health = new Health();
   private readonly store: LanceStore;
   private readonly flushRetries = new Map<string, { timer: NodeJS.Timeout | null; attempt: number }>();
+  /** Flushes waiting after a Stop (STOP_SETTLE_MS), by session. */
+  private readonly stopSettle = new Map<string, NodeJS.Timeout>();
   private openFailure: { at: number; err: unknown } | null = null;
   private started = false;
   /** Capture id → the seq it was journaled with. */
@@ -327,7 +329,7 @@ export class Daemon {
 
   // ------------------------------------------------------------------ capture
 
-  async capture(payload: Record<string, unknown>): Promise<CaptureResult> {
+  async capture(payload: Record<string, unknown>, opts: { recalling?: boolean } = {}): Promise<CaptureResult> {
     const event = String(payload.hook_event_name ?? '');
     if (!(CAPTURE_EVENTS as readonly string[]).includes(event)) {
       throw new EngineError('VALIDATION', `hook_event_name must be one of ${CAPTURE_EVENTS.join(', ')}`, { field: 'hook_event_name' });
@@ -336,6 +338,8 @@ export class Daemon {
     if (!sessionId) throw new EngineError('VALIDATION', 'session_id is required', { field: 'session_id' });
     const ex = excluded(payload, this.deps.paths.home);
     if (!ex.capture) return { captured: false, ...(ex.reason ? { reason: ex.reason } : {}) };
+    // A SessionStart captured, not recalled for: the session's next prompt opens with its opening block.
+    if (event === 'SessionStart' && !opts.recalling) this.recalled.started(sessionId, payload.source);
     const now = Date.now();
     const s = this.sessions.touch(sessionId, now);
     const p = journalPayload(event, payload);
@@ -369,7 +373,19 @@ export class Daemon {
     this.noteRecent(entry.s, event, p);
     if (FLUSH_EVENTS.has(event)) {
       if (event === 'SessionEnd') s.ended = true;
-      void this.scheduleFlush(sessionId).catch(() => {});
+      const pending = this.stopSettle.get(sessionId);
+      if (pending) clearTimeout(pending);
+      this.stopSettle.delete(sessionId);
+      if (event === 'Stop') {
+        // The turn is over, but the agent may still be busy (`claude -p` exits right after Stop):
+        // the flush (extraction, embedding on both cores) waits a moment, or for SessionEnd.
+        const timer = setTimeout(() => {
+          this.stopSettle.delete(sessionId);
+          if (!this.stopping) void this.scheduleFlush(sessionId).catch(() => {});
+        }, STOP_SETTLE_MS);
+        timer.unref();
+        this.stopSettle.set(sessionId, timer);
+      } else void this.scheduleFlush(sessionId).catch(() => {});
     }
     return { captured: true, j: entry.j };
   }
@@ -577,7 +593,7 @@ export class Daemon {
   async recall(payload: Record<string, unknown>): Promise<{ context: string; count: number; timed_out?: boolean; captured?: boolean; capture_refused?: boolean }> {
     const event = payload.hook_event_name === 'SessionStart' ? 'SessionStart' : 'UserPromptSubmit';
     let refused = false;
-    const capture = this.capture({ ...payload, hook_event_name: event }).catch((err: unknown) => {
+    const capture = this.capture({ ...payload, hook_event_name: event }, { recalling: true }).catch((err: unknown) => {
       this.log.warn('capture during recall failed', { err });
       // The journal refused it: the hook spools the prompt instead (`capture_refused`).
       refused = err instanceof JournalWriteError;
@@ -587,21 +603,21 @@ export class Daemon {
     let result: { text: string; count: number } | null = { text: '', count: 0 };
     if (ex.capture) {
       const cwd = typeof payload.cwd === 'string' ? payload.cwd : process.cwd();
-      const seen = this.recalled.for(typeof payload.session_id === 'string' ? payload.session_id : null, event);
-      const work = this.ready().then((engine) =>
-        recall(
-          engine,
-          {
-            event,
-            session_id: typeof payload.session_id === 'string' ? payload.session_id : null,
-            repo: repoInfo(cwd),
-            user_id: this.deps.config.userId,
-            prompt: typeof payload.prompt === 'string' ? redact(payload.prompt).text : undefined,
-            seen,
-          },
-          { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) },
-        ),
-      );
+      const sessionId = typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : null;
+      // The session's first prompt (or the first since its SessionStart) opens with what SessionStart
+      // recall shows: the plugin's SessionStart hook runs in the background and prints nothing.
+      const opening = event === 'UserPromptSubmit' && sessionId !== null && this.recalled.takeOpening(sessionId);
+      const seen = this.recalled.for(sessionId, event);
+      const req: RecallRequest = { event, session_id: sessionId, repo: repoInfo(cwd), user_id: this.deps.config.userId, prompt: typeof payload.prompt === 'string' ? redact(payload.prompt).text : undefined, seen };
+      const opts = { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) };
+      const work = this.ready().then(async (engine) => {
+        if (!opening) return recall(engine, req, opts);
+        // One block, each part chosen within half of it (Claude Code keeps 10,000 characters of a hook's output).
+        const half = { ...opts, maxChars: OPENING_BLOCK_CHARS };
+        const head = await recall(engine, { ...req, event: 'SessionStart' }, half);
+        const tail = await recall(engine, req, half);
+        return joinContext(head, tail);
+      });
       // Right after a start the engine is still opening: give the first recalls the time the hook
       // waits anyway (1.5 s at SessionStart, 0.8 s per prompt) rather than return nothing.
       const deadline = this.engineIsOpen ? this.deps.config.recallDeadlineMs : Math.max(this.deps.config.recallDeadlineMs, event === 'SessionStart' ? STARTUP_RECALL_MS.SessionStart : STARTUP_RECALL_MS.UserPromptSubmit);
@@ -610,6 +626,7 @@ export class Daemon {
         return { text: '', count: 0 };
       });
       if (result) seen?.delivered();
+      else if (opening && sessionId) this.recalled.returnOpening(sessionId);
     }
     const captured = await capture;
     const flags = { captured: captured.captured, ...(refused ? { capture_refused: true } : {}) };
@@ -653,6 +670,7 @@ export class Daemon {
     if (this.stopping) return;
     this.stopping = true;
     if (this.idleTimer) clearInterval(this.idleTimer);
+    for (const t of this.stopSettle.values()) clearTimeout(t);
     for (const r of this.flushRetries.values()) if (r.timer) clearTimeout(r.timer);
     if (this.spoolTimer) clearInterval(this.spoolTimer);
     await this.spoolRound;
@@ -682,6 +700,14 @@ function fileSize(file: string): number {
 /** Resolve with the value, or null when it is not there in time. */
 /** Recall deadlines while the engine is still opening, inside the hook's own wait (hooks/lib/run.ts). */
 const STARTUP_RECALL_MS = { SessionStart: 1200, UserPromptSubmit: 600 } as const;
+/**
+ * How long a flush waits after Stop (SessionEnd or PreCompact flush at once). `claude -p` exits
+ * right after Stop; a flush started then takes both cores of a small machine from its exit. A
+ * session is still searchable well within 2 s of its end.
+ */
+const STOP_SETTLE_MS = 600;
+/** Characters for each of the two blocks of a prompt recall that opens a session (hooks print at most 9,500). */
+const OPENING_BLOCK_CHARS = 4500;
 
 /** A model still loading is not waited for by recall: full text answers meanwhile. */
 function engineModelReady(embedder: Embedder | null): boolean {

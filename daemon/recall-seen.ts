@@ -3,7 +3,9 @@
  * per session rather than once per hook: SessionStart and the first UserPromptSubmit used to add
  * the same memory to one request, and Claude Code 2.1.331 fires UserPromptSubmit again for every
  * background-task notification. A SessionStart (startup, resume, clear, compact) starts the
- * session's context afresh, so it starts the record afresh too. Kept in memory: after a daemon
+ * session's context afresh, so it starts the record afresh too. The plugin's SessionStart hook
+ * prints nothing (it runs in the background so that no session waits for it): the session's first
+ * prompt recall opens with the block SessionStart used to show. Kept in memory: after a daemon
  * restart a memory may be shown once more, never lost.
  */
 
@@ -25,6 +27,35 @@ function shownKey(content: string): string {
 
 export class RecalledPerSession {
   private readonly sessions = new Map<string, Set<string>>();
+  /** Sessions whose next prompt recall opens with the opening block (a SessionStart came by capture). */
+  private readonly openingDue = new Set<string>();
+
+  /**
+   * A SessionStart arrived as a capture (the plugin's SessionStart hook runs in the background and
+   * prints nothing): the session's context starts afresh, and its next prompt's recall opens with
+   * the opening block (project, personal, last session here). A `startup` for a session a prompt
+   * already recalled for is that same start arriving late: it changes nothing.
+   */
+  started(sessionId: string, source: unknown): void {
+    if (source === 'startup' && this.sessions.has(sessionId)) return;
+    this.sessions.delete(sessionId);
+    this.openingDue.add(sessionId);
+    if (this.openingDue.size > MAX_SESSIONS) this.openingDue.delete(this.openingDue.values().next().value!);
+  }
+
+  /**
+   * Whether this prompt's recall opens with the opening block: the first recall of a session this
+   * daemon has not seen recall for, or the first since a SessionStart. Call before `for`.
+   */
+  takeOpening(sessionId: string): boolean {
+    if (this.openingDue.delete(sessionId)) return true;
+    return !this.sessions.has(sessionId);
+  }
+
+  /** The opening taken for a recall that was not delivered: the next prompt opens with it. */
+  returnOpening(sessionId: string): void {
+    this.openingDue.add(sessionId);
+  }
 
   /** The record for one recall; SessionStart clears the session's record first. */
   for(sessionId: string | null, event: 'SessionStart' | 'UserPromptSubmit'): SeenMemories | undefined {
@@ -37,7 +68,8 @@ export class RecalledPerSession {
     const seen = ids;
     const shown: string[] = [];
     return {
-      has: (id) => seen.has(id),
+      // What this recall has already put in its own block counts too (the opening, then the prompt's).
+      has: (id) => seen.has(id) || shown.includes(id),
       markShown(text, rows) {
         for (const r of rows) if (text.includes(shownKey(r.content))) shown.push(r.memory_id);
       },

@@ -29,6 +29,8 @@ export interface RecallOptions {
   topK?: number;
   /** Full text only (the model is still loading: recall does not wait for it). @default false */
   textOnly?: boolean;
+  /** Characters the block may take (it shares the hook's output with another block). */
+  maxChars?: number;
 }
 
 const PRIORITY: Record<string, number> = { constraint: 1, decision: 0.95, convention: 0.9, preference: 0.85, context: 0.7, fact: 0.7, note: 0.5 };
@@ -78,7 +80,7 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
     sections.push({ title: `Project${repo ? ` (${repo})` : ''}`, items: byPriority(projectRows.filter((r) => !recentIds.has(r.memory_id))).map((x) => item(x.row, x.score)) });
     sections.push({ title: 'Personal', items: byPriority(personal.results.filter(fresh)).map((x) => item(x.row, x.score)) });
     if (recent.length > 0) sections.push({ title: 'Last session here', items: recent.map((r, i) => item(r, 0.9 - i * 0.05)) });
-    return assembleContext(sections, { maxTokens: opts.maxTokens });
+    return assembleContext(sections, { maxTokens: opts.maxTokens, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
   }
 
   const prompt = (req.prompt ?? '').trim();
@@ -94,5 +96,5 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
     const target = req.session_id && r.run_id === req.session_id ? session : r.space === 'personal' ? personal : project;
     target.items.push(item(r, hit.score));
   }
-  return assembleContext([project, personal, session], { maxTokens: opts.maxTokens });
+  return assembleContext([project, personal, session], { maxTokens: opts.maxTokens, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
 }

@@ -65,7 +65,7 @@ export type {
   BlockLink,
   VersionEvent,
 } from './types.js';
-export { assembleContext, estimateTokens, CONTEXT_OPEN, CONTEXT_CLOSE } from './recall/assemble.js';
+export { assembleContext, estimateTokens, joinContext, CONTEXT_OPEN, CONTEXT_CLOSE } from './recall/assemble.js';
 export type { ContextItem, ContextSection, AssembleOptions } from './recall/assemble.js';
 export { redact, containsSecret } from './redact/redact.js';
 export { redactValue } from './redact/deep.js';

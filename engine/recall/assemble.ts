@@ -75,3 +75,27 @@ export function assembleContext(sections: readonly ContextSection[], opts: Assem
   out.push(CONTEXT_CLOSE);
   return { text: out.join('\n'), count: chosen.size };
 }
+
+/**
+ * Two assembled blocks as one: the sections of `a`, then those of `b`, a section `b` shares a title
+ * with getting its items under `a`'s heading. For a recall that answers two questions in one hook
+ * output (a session's opening block and its first prompt's), each selected within its own budget.
+ */
+export function joinContext(a: { text: string; count: number }, b: { text: string; count: number }): { text: string; count: number } {
+  if (!a.text) return b;
+  if (!b.text) return a;
+  const sections = new Map<string, string[]>();
+  for (const block of [a.text, b.text]) {
+    let items: string[] | undefined;
+    for (const l of block.split('\n')) {
+      if (l.startsWith('## ')) {
+        items = sections.get(l) ?? [];
+        sections.set(l, items);
+      } else if (l.startsWith('- ') && items) items.push(l);
+    }
+  }
+  const out = [CONTEXT_OPEN, HEADER];
+  for (const [title, items] of sections) out.push(title, ...items);
+  out.push(CONTEXT_CLOSE);
+  return { text: out.join('\n'), count: a.count + b.count };
+}

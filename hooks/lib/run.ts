@@ -134,9 +134,12 @@ export function withSessionFallback(payload: Record<string, unknown>, env: NodeJ
   payload.stdin_bytes = Buffer.byteLength(raw);
 }
 
-/** How each Claude Code event is handled: recall answers with context, the others are captured. */
+/**
+ * How each Claude Code event is handled: UserPromptSubmit answers with recall (opening the session
+ * with its SessionStart block the first time), the others are captured.
+ */
 export function hookKind(eventName: string): HookKind {
-  if (eventName === 'SessionStart' || eventName === 'UserPromptSubmit') return 'recall';
+  if (eventName === 'UserPromptSubmit') return 'recall';
   if (eventName === 'Stop' || eventName === 'PreCompact' || eventName === 'SessionEnd') return 'final';
   return 'capture';
 }

@@ -299,7 +299,7 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
       ],
     ),
     '',
-    `After a daemon restart, the first SessionStart of ${r.firstRecall.sessions} new sessions injected something in ${r.firstRecall.sessionStart}, and their first prompt in ${r.firstRecall.prompt}.`,
+    `After a daemon restart, the first prompt of ${r.firstRecall.sessions} new sessions injected something in ${r.firstRecall.prompt} (SessionStart runs in the background and prints nothing: its project block opens the first prompt's recall; it printed something in ${r.firstRecall.sessionStart}).`,
     '',
     `${fixtureCount} real transcripts, random-weight lexical model (../shared/models/random-bert-tiny), rule extractor; \`${command}\`, ${(r.ms / 1000).toFixed(0)} s.`,
   ].join('\n');

@@ -72,7 +72,7 @@ describe('the caller\'s session', () => {
     assert.ok(!other.results.some((m: { content: string }) => /Typst/.test(m.content)), 'another session does not see it');
   });
 
-  it('recall shows a memory once per session: SessionStart and UserPromptSubmit do not repeat it; a new SessionStart does', async () => {
+  it('recall shows a memory once per session: the first prompt opens with the SessionStart block, later prompts do not repeat it; a new SessionStart shows it again', async () => {
     assert.equal((await cli(['remember', 'Payments are retried three times with exponential backoff.'], d.env, repo)).code, 0);
     const hook = async (event: string, extra: Record<string, unknown>) => {
       const r = await runHook(event, { session_id: 'sess-f', cwd: repo, hook_event_name: event, ...extra }, d.env, repo);
@@ -80,9 +80,12 @@ describe('the caller\'s session', () => {
       return r.stdout;
     };
     const count = (out: string) => out.split('retried three times').length - 1;
-    assert.equal(count(await hook('SessionStart', { source: 'startup' })), 1, 'SessionStart recalls it');
-    assert.equal(count(await hook('UserPromptSubmit', { prompt: 'how are payments retried with backoff?' })), 0, 'the prompt does not repeat it');
-    assert.equal(count(await hook('UserPromptSubmit', { prompt: 'payments retried three times backoff' })), 0, 'nor does a later one');
-    assert.equal(count(await hook('SessionStart', { source: 'compact' })), 1, 'after compaction the context is new: shown again');
+    assert.equal(count(await hook('SessionStart', { source: 'startup' })), 0, 'SessionStart prints nothing');
+    assert.equal(count(await hook('UserPromptSubmit', { prompt: 'how are payments retried with backoff?' })), 1, 'the first prompt shows it once (its opening block and its own recall)');
+    assert.equal(count(await hook('UserPromptSubmit', { prompt: 'payments retried three times backoff' })), 0, 'a later prompt does not repeat it');
+    assert.equal(count(await hook('SessionStart', { source: 'compact' })), 0, 'SessionStart after compaction prints nothing either');
+    assert.equal(count(await hook('UserPromptSubmit', { prompt: 'what should I work on next?' })), 1, 'after compaction the context is new: the next prompt opens with it again');
+    assert.equal(count(await hook('SessionStart', { source: 'startup' })), 0);
+    assert.equal(count(await hook('UserPromptSubmit', { prompt: 'and the checkout page?' })), 0, 'a late startup of a session already recalled for changes nothing');
   });
 });

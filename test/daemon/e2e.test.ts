@@ -41,10 +41,16 @@ describe('daemon end to end through the hooks', () => {
     const two = loadSession('session-two');
     const outs = await replaySession(two, { env: d.env, cwd: repo, transcript: t2 });
     const start = outs.find((o) => o.event === 'SessionStart')!;
-    assert.match(contextOf(start.run.stdout), /\[decision\][^\n]*PostgreSQL/, 'SessionStart recall carries the decision');
+    assert.equal(start.run.stdout, '', 'SessionStart prints nothing: its block opens the first prompt');
     const prompt = outs.find((o) => o.event === 'UserPromptSubmit')!;
+    const first = contextOf(prompt.run.stdout);
+    assert.match(first, /## Last session here\n(- [^\n]*\n)*- \[decision\][^\n]*PostgreSQL/, `the first prompt opens with the session block, which carries the decision: ${first}`);
+    const items = first.split('\n').filter((l) => l.startsWith('- '));
+    assert.equal(new Set(items).size, items.length, 'no memory twice in one request');
+    assert.ok(first.length <= 9500, 'both blocks fit the hook output');
+    const next = await runHook('UserPromptSubmit', { session_id: two.session_id, cwd: repo, transcript_path: t2, hook_event_name: 'UserPromptSubmit', prompt: 'Where do user sessions live, PostgreSQL or Redis?' }, d.env, repo);
     // The decision itself is not injected twice (the episode of session one, a different record, may be).
-    assert.doesNotMatch(contextOf(prompt.run.stdout), /\[decision\][^\n]*PostgreSQL/, `the prompt does not repeat what SessionStart already showed this session: ${contextOf(prompt.run.stdout)}`);
+    assert.doesNotMatch(contextOf(next.stdout), /\[decision\][^\n]*PostgreSQL/, `a later prompt does not repeat what this session was shown: ${contextOf(next.stdout)}`);
     // A session whose start did not recall it (started before the decision) gets it with the prompt.
     const late = await runHook('UserPromptSubmit', { session_id: 'late-session', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'How should I store user sessions in this app?' }, d.env, repo);
     const ctx = contextOf(late.stdout);

@@ -30,6 +30,7 @@ describe('real sessions, replayed through hooks.json', () => {
     assert.equal(s.crossRepoInjected, 0, report);
     assert.ok(s.episodes > 0, 'every turn leaves an episode');
     assert.equal(r.firstRecall.prompt, r.firstRecall.sessions, 'the first prompt after a daemon start recalls something');
+    assert.equal(r.firstRecall.sessionStart, 0, 'SessionStart runs in the background and prints nothing (its block opens the first prompt)');
   });
 
   it('reports the held-out set added after the last tuning in a column of its own, only when it has fixtures', () => {

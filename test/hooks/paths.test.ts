@@ -91,7 +91,8 @@ test('hooks.json starts a hook without NODE_EXTRA_CA_CERTS and the daemon it sta
     if (ca) env.NODE_EXTRA_CA_CERTS = ca;
     const r = spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify({ hook_event_name: 'SessionStart', source: 'startup', session_id: 's' }), env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    for (let i = 0; i < 100 && !fs.existsSync(started); i++) await new Promise((res) => setTimeout(res, 20));
+    // The hook runs in the background (hooks.json): wait for it and for the daemon it starts.
+    for (let i = 0; i < 250 && !(fs.existsSync(started) && fs.existsSync(seen)); i++) await new Promise((res) => setTimeout(res, 20));
     const hook = JSON.parse(fs.readFileSync(seen, 'utf8')) as { ca: string | null };
     const daemon = JSON.parse(fs.readFileSync(started, 'utf8')) as { ca: string | null; saved: string | null };
     fs.rmSync(home, { recursive: true, force: true });

@@ -111,9 +111,9 @@ describe('the built plugin follows the documented format', () => {
             for (const k of Object.keys(h)) assert.ok(['type', 'command', 'timeout'].includes(k), `${event}: unknown handler key ${k}`);
             assert.equal(h.type, 'command');
             const script = `SERVICE_HOOK_CA_CERTS="\\$NODE_EXTRA_CA_CERTS" NODE_EXTRA_CA_CERTS= node "\\$\\{CLAUDE_PLUGIN_ROOT\\}\\/hooks\\/[a-z-]+\\.cjs"`;
-            // SessionEnd is handed to a process in the background, its stdin kept: claude -p does not wait for it.
-            // (sh gives a background command /dev/null for stdin unless it is passed on explicitly, here through fd 3).
-            assert.match(h.command, event === 'SessionEnd' ? new RegExp(`^exec 3<&0; ${script} <&3 3<&- >/dev/null 2>&1 &$`) : new RegExp(`^${script}$`));
+            // Handed to a process in the background, its stdin kept: no session waits for it (sh gives a
+            // background command /dev/null for stdin unless it is passed on explicitly, here through fd 3).
+            assert.match(h.command, new RegExp(`^exec 3<&0; ${script} <&3 3<&- >/dev/null 2>&1 &$`));
             for (const rel of rootPaths(h.command)) assertInside(rel, `hooks.json ${event}`);
             continue;
           }

@@ -130,9 +130,13 @@ describe('the installed plugin played like Claude Code plays it', () => {
     const early = await play(sim, two.steps.slice(0, upToPrompt), v2);
     const start = early.find((r) => r.event === 'SessionStart')!;
     const prompt = early.find((r) => r.event === 'UserPromptSubmit')!;
-    assert.match(contextOf(start), /\[decision\][^\n]*PostgreSQL/, 'SessionStart recall carries the decision');
-    // The decision itself is not injected twice (session one's episode, a different record, may be).
-    assert.doesNotMatch(contextOf(prompt), /\[decision\][^\n]*PostgreSQL/, `the prompt does not repeat what SessionStart showed this session (recall once per session): ${contextOf(prompt)}`);
+    // SessionStart runs in the background and prints nothing; the session's first prompt opens with its block.
+    assert.equal(start.stdout, '', 'SessionStart prints nothing');
+    assert.match(contextOf(prompt), /\[decision\][^\n]*PostgreSQL/, `the first prompt's recall carries the decision: ${contextOf(prompt)}`);
+    const lines = contextOf(prompt).split('\n').filter((l) => l.startsWith('- '));
+    assert.equal(new Set(lines).size, lines.length, 'no memory twice in one request (the opening block and the prompt\'s)');
+    const [again] = await sim.fire('UserPromptSubmit', { session_id: two.session_id, cwd: repo, transcript_path: v2.TRANSCRIPT, hook_event_name: 'UserPromptSubmit', prompt: 'Which database holds the user sessions, PostgreSQL or Redis?' });
+    assert.doesNotMatch(contextOf(again!), /\[decision\][^\n]*PostgreSQL/, `a later prompt does not repeat what this session was shown (recall once per session): ${contextOf(again!)}`);
 
     const mcp = await sim.mcp('memory');
     clients.push(mcp);
