@@ -128,19 +128,20 @@ export interface HookCommand {
 }
 
 /**
- * The built plugin's hook command for an event, run as Claude Code runs it: the command line of
- * dist/plugin/hooks/hooks.json through /bin/sh, with CLAUDE_PLUGIN_ROOT set. `nodeOnly` puts
- * `-e 0` in place of the hook script: Node started exactly as the hook command starts it (the
- * floor no command hook can beat). The other events are mcp_tool hooks: `pluginSession`.
+ * Node started as the built plugin's command hooks start it (dist/plugin/hooks/hooks.json, through
+ * /bin/sh with CLAUDE_PLUGIN_ROOT set), with `-e 0` in place of the hook script and in the
+ * foreground (the plugin's SessionStart and SessionEnd hand their event to a background process):
+ * what any command hook costs before it does anything. The other events are mcp_tool hooks that
+ * start no process (`pluginSession`).
  */
-export function hookCommand(repoRoot: string, event: 'SessionStart', nodeOnly = false): HookCommand {
+export function nodeAsHooksStart(repoRoot: string): HookCommand {
   const plugin = path.join(repoRoot, 'dist', 'plugin');
-  const doc = JSON.parse(fs.readFileSync(path.join(plugin, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-  const command = doc.hooks[event]?.[0]?.hooks[0]?.command;
-  if (!command) throw new Error(`dist/plugin/hooks/hooks.json has no ${event} hook: build first (npm run build)`);
-  const script = /"\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[^"]+"/;
-  if (!script.test(command)) throw new Error(`unexpected ${event} hook command: ${command}`);
-  return { cmd: '/bin/sh', args: ['-c', nodeOnly ? command.replace(script, '-e 0') : command], env: { CLAUDE_PLUGIN_ROOT: plugin } };
+  const doc = JSON.parse(fs.readFileSync(path.join(plugin, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { command?: string }[] }[]> };
+  const command = doc.hooks.SessionStart?.[0]?.hooks[0]?.command;
+  if (!command) throw new Error('dist/plugin/hooks/hooks.json has no SessionStart command: build first (npm run build)');
+  const start = /SERVICE_HOOK_CA_CERTS=\S+ NODE_EXTRA_CA_CERTS= node "\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[^"]+"/.exec(command);
+  if (!start) throw new Error(`unexpected SessionStart hook command: ${command}`);
+  return { cmd: '/bin/sh', args: ['-c', start[0].replace(/"\$\{CLAUDE_PLUGIN_ROOT\}\/hooks\/[^"]+"/, '-e 0')], env: { CLAUDE_PLUGIN_ROOT: plugin } };
 }
 
 /**

@@ -22,7 +22,7 @@ import { resolvePaths, type ModelDtypeChoice } from '../../engine/index.js';
 import { profileRecall } from './daemon-profile.js';
 import { daemonProcessEnv } from '../../daemon/process-env.js';
 import type { ClaudeCodeSim, HookRun } from '../../test/helpers/claude-code.js';
-import { daemonEnv, hookCommand, pluginSession, startDaemon, type BenchDaemon, type HookCommand } from './daemon-process.js';
+import { daemonEnv, nodeAsHooksStart, pluginSession, startDaemon, type BenchDaemon, type HookCommand } from './daemon-process.js';
 import { startLauncher, type Launcher } from './launcher.js';
 import { renderDaemon, type DaemonResults, type SizeRun } from './daemon-report.js';
 import { openSeeder } from './daemon-seed.js';
@@ -111,7 +111,7 @@ async function measureSize(launcher: Launcher, d: BenchDaemon, ctx: HookContext,
     if (only.code !== 0) throw new Error(`${event} hook failed: ${only.stderr}`);
     return only;
   };
-  const nodeOnly = hookCommand(repoRoot, 'SessionStart', true);
+  const nodeOnly = nodeAsHooksStart(repoRoot);
   const rssStarted = d.rss();
   for (let i = 0; i < runs; i++) {
     const prompt = promptText(r, size + i);
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     if (env.NODE_EXTRA_CA_CERTS) {
       const plain: number[] = [];
       const hookStart: number[] = [];
-      const nodeOnly = hookCommand(repoRoot, 'SessionStart', true);
+      const nodeOnly = nodeAsHooksStart(repoRoot);
       for (let i = 0; i < 30; i++) {
         plain.push((await launcher.time({ cmd: process.execPath, args: ['-e', '0'], env, cwd, input: '' })).ms);
         hookStart.push((await run(launcher, nodeOnly, env, cwd, '')).ms);
