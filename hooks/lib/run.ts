@@ -1,17 +1,20 @@
 /**
- * What every hook does: read the event from stdin, hand it to the daemon over its socket, and
- * for recall hooks print the context the way Claude Code expects. Hooks never block the agent and
- * never fail it: every path ends in exit 0, silently, within the timeout.
+ * What every hook does: hand the event to the daemon over its socket and, for recall, answer with
+ * the context the way Claude Code expects (`handleHookEvent`). A hook script (`runHook`) reads the
+ * event from stdin and prints the answer; the plugin's MCP server calls the same function for its
+ * mcp_tool hooks (plugin/mcp/hook-tool.ts). Hooks never block the agent and never fail it: every
+ * path ends in exit 0 (or an empty answer), silently, within the timeout.
  *
- * - capture hooks (run async by Claude Code): a connection reset mid-request is retried once; an
- *   event that cannot be handed over (daemon down or starting, reset twice, journal refused) goes
- *   to the durable spool (hooks/lib/spool.ts) and the daemon is started: it ingests the spool.
- *   Every event carries a capture id, so one sent twice is journaled once.
- * - final hooks (Stop, PreCompact, SessionEnd; synchronous, 5 s timeout in hooks.json): the same
- *   journal append with a shorter request budget. They are synchronous because `claude -p` kills
- *   async hooks as it exits, and with them the session's last events.
- * - recall hooks (synchronous): one short attempt; if the daemon is down, the prompt is spooled
- *   for capture, the daemon started for next time, and nothing printed now.
+ * - capture (SessionStart, PostToolUse, PostToolUseFailure, SubagentStop): a connection reset
+ *   mid-request is retried once; an event that cannot be handed over (daemon down or starting, reset
+ *   twice, journal refused) goes to the durable spool (hooks/lib/spool.ts) and the daemon is
+ *   started: it ingests the spool. Every event carries a capture id, so one sent twice is journaled
+ *   once. Through the MCP server (Claude Code waits for it) the request budget is the final one.
+ * - final (Stop, PreCompact, SessionEnd): the same journal append with a shorter request budget.
+ *   No hook is `async` in hooks.json: `claude -p` kills async hooks as it exits, and with them the
+ *   session's last events; SessionStart and SessionEnd hand their event to a background process.
+ * - recall (UserPromptSubmit): one short attempt; if the daemon is down, the prompt is spooled for
+ *   capture, the daemon started for next time, and nothing printed now.
  */
 import fs from 'node:fs';
 import path from 'node:path';
