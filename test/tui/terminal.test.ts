@@ -153,8 +153,12 @@ describe('the dashboard in a real terminal', { skip: fs.existsSync(TMUX) ? false
     text('sess postg');
     await until(MEMORY);
     keys('C-u');
+    // The screen still shows the last query's results until the TUI reads C-u: wait for the
+    // cleared field, then for this query's own answer (enter does nothing while it is on its way).
+    await until('Type to search');
     text('postgres session');
-    const found = await until(MEMORY);
+    const found = await until(/\/ postgres session[\s\S]*1 result · (hybrid|full-text) search · scope repo\n/);
+    assert.ok(found.includes(MEMORY), found);
     assert.match(found, /1 result · (hybrid|full-text) search · scope repo/);
     assert.match(found, /› \d\.\d\d +(note|context|decision|fact|constraint|preference|convention) +project · acme\/shop +(just now|\d+s ago)/);
     const id = (JSON.parse((await cli(['search', 'postgres session', '--json'], env, repo)).stdout) as { results: { memory_id: string; content: string }[] }).results.find((m) => m.content === MEMORY)!.memory_id;
