@@ -34,7 +34,7 @@ import { readMarker, writeMarker } from './lance-marker.js';
 import { fromRecord, groupBy, lanceSchema, PAYLOAD_COLUMN, rowColumns, toRecord, vectorDim, type LanceRecord } from './lance-rows.js';
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
-import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
+import { EMBEDDED, RETAIN_VERSIONS_MS, runUpkeep, type UpkeepState } from './lance-upkeep.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget, ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
@@ -74,6 +74,8 @@ export interface LanceStoreOptions {
    * DEFAULT_RESIDENT_ROWS for this store alone
    */
   residentBudget?: ResidentBudget;
+  /** Old table versions (replaced files) are deleted once older than this. @default RETAIN_VERSIONS_MS (15 s) */
+  retainVersionsMs?: number;
 }
 
 const IN_CHUNK = 500;
@@ -143,6 +145,7 @@ export class LanceStore implements MemoryStore {
       indexCacheBytes: 256 * MIB,
       metadataCacheBytes: 64 * MIB,
       maxConcurrentSearches: os.availableParallelism() + 1,
+      retainVersionsMs: RETAIN_VERSIONS_MS,
       ...options,
       nprobes: options.nprobes ?? null,
     };
@@ -766,6 +769,7 @@ export class LanceStore implements MemoryStore {
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,
+      retainVersionsMs: this.opts.retainVersionsMs,
     };
     this.maintaining = (this.versionsTbl ? runUpkeep(this.upkeep, deps, opts.force ?? false) : Promise.resolve(emptyReport())).finally(() => {
       this.maintaining = null;
