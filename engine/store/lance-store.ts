@@ -127,6 +127,8 @@ export class LanceStore implements MemoryStore {
   private readonly retired = new Map<() => void, NodeJS.Timeout>();
   /** When the current connection was made. */
   private connectedAt = 0;
+  /** The pass that deletes what the last compaction replaced (schedulePrune). */
+  private pruneTimer: NodeJS.Timeout | null = null;
   /** Searches running at once (see ConcurrencyGate); exposed for tests. */
   readonly searches: ConcurrencyGate;
   /** The current view in memory while it fits the budget (searches of the current view use it). */
@@ -334,6 +336,8 @@ export class LanceStore implements MemoryStore {
   async close(): Promise<void> {
     await this.writeChain.catch(() => {});
     await this.maintaining?.catch(() => {});
+    if (this.pruneTimer) clearTimeout(this.pruneTimer);
+    this.pruneTimer = null;
     this.dropResident();
     await this.scan.close();
     for (const [close, timer] of this.retired) {
@@ -773,8 +777,29 @@ export class LanceStore implements MemoryStore {
     };
     this.maintaining = (this.versionsTbl ? runUpkeep(this.upkeep, deps, opts.force ?? false) : Promise.resolve(emptyReport())).finally(() => {
       this.maintaining = null;
+      this.schedulePrune();
     });
     return this.maintaining;
+  }
+
+  /**
+   * A pass of its own when what a compaction replaced is due for deletion (see UpkeepState's
+   * prune times): a store that stopped writing gets its disk back then, not one or two of the
+   * engine's routine passes later. Nothing is scheduled while nothing is due.
+   */
+  private schedulePrune(): void {
+    if (this.pruneTimer) clearTimeout(this.pruneTimer);
+    this.pruneTimer = null;
+    const due = [this.upkeep.currentPruneAt, this.upkeep.versionsPruneAt].filter((t): t is number => t !== undefined);
+    if (due.length === 0 || !this.versionsTbl) return;
+    this.pruneTimer = setTimeout(
+      () => {
+        this.pruneTimer = null;
+        if (this.versionsTbl) this.maintain().catch((err: unknown) => this.log.warn('deleting old table versions failed', { err }));
+      },
+      Math.max(0, Math.min(...due) - Date.now()) + 50,
+    );
+    this.pruneTimer.unref?.();
   }
 
   // ---------------------------------------------------------------- replication (sync)
