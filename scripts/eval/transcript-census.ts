@@ -1,8 +1,14 @@
 /**
  * An independent count of the turns a Claude Code transcript holds, to measure how many of them a
- * reader keeps. It does not follow parentUuid: every main-chain (non-sidechain) line counts, so a
+ * reader keeps. It does not walk parentUuid: every main-chain (non-sidechain) line counts, so a
  * reader that loses turns on its walk shows up as a shortfall. A line a resumed session wrote again
  * (same timestamp, message id and content) counts once.
+ *
+ * One exception, by design: a conversation the user rewound away from. A rewind shows in the file
+ * as a second typed prompt written under the same parent as an earlier one; the lines from the
+ * earlier prompt up to the later one (in file order) are a branch the user took back, and the
+ * reader leaves them out of memory. They are counted apart (`rewound`), not in `total`. A prompt
+ * that got no reply before the next (interrupted at once) is not a rewind and counts.
  */
 import { COMMAND_NOISE, firstCopies, INTERRUPTED, parseEntries } from '../../daemon/transcript.js';
 
@@ -15,14 +21,49 @@ export interface Census {
   assistant: number;
   /** Tool results with content. */
   tool: number;
+  /** Turns present on total's terms. */
   total: number;
+  /** Turns on branches the user rewound away from (not in `total`). */
+  rewound: number;
+}
+
+type Entry = ReturnType<typeof parseEntries>[number];
+
+function isTypedPrompt(e: Entry): boolean {
+  if (e.type !== 'user' || e.isCompactSummary) return false;
+  const content = e.message?.content;
+  if (typeof content === 'string') return !noise(content);
+  if (!Array.isArray(content)) return false;
+  const blocks = content as { type?: string; text?: string }[];
+  return !blocks.some((b) => b?.type === 'tool_result') && blocks.some((b) => b?.type === 'text' && !!b.text?.trim() && !noise(b.text));
+}
+
+/** Indexes (into `entries`) of the lines on branches the user rewound away from. */
+function rewoundLines(entries: Entry[]): Set<number> {
+  const promptsByParent = new Map<string, number[]>();
+  entries.forEach((e, i) => {
+    if (e.parentUuid && isTypedPrompt(e)) promptsByParent.set(e.parentUuid, [...(promptsByParent.get(e.parentUuid) ?? []), i]);
+  });
+  const out = new Set<number>();
+  for (const idxs of promptsByParent.values()) {
+    for (let k = 0; k + 1 < idxs.length; k++) {
+      const from = idxs[k]!;
+      const to = idxs[k + 1]!;
+      const replied = entries.slice(from + 1, to).some((e) => e.type === 'assistant' || (e.type === 'user' && Array.isArray(e.message?.content) && (e.message.content as { type?: string }[]).some((b) => b?.type === 'tool_result')));
+      if (replied) for (let i = from; i < to; i++) out.add(i);
+    }
+  }
+  return out;
 }
 
 export function census(text: string): Census {
-  const c: Census = { user: 0, assistant: 0, tool: 0, total: 0 };
+  const all: Census = { user: 0, assistant: 0, tool: 0, total: 0, rewound: 0 };
+  const taken: Census = { user: 0, assistant: 0, tool: 0, total: 0, rewound: 0 };
   const assistantIds = new Set<string>();
-  for (const e of firstCopies(parseEntries(text))) {
-    if (e.isSidechain || e.isMeta) continue;
+  const entries = firstCopies(parseEntries(text)).filter((e) => !e.isSidechain && !e.isMeta);
+  const rewound = rewoundLines(entries);
+  entries.forEach((e, i) => {
+    const c = rewound.has(i) ? taken : all;
     const content = e.message?.content;
     if (e.type === 'assistant' && Array.isArray(content)) {
       const has = content.some((b: { type?: string; text?: string; name?: string }) => (b?.type === 'text' && !!b.text?.trim()) || (b?.type === 'tool_use' && ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'].includes(b.name ?? '')));
@@ -44,7 +85,8 @@ export function census(text: string): Census {
         }
       }
     }
-  }
-  c.total = c.user + c.assistant + c.tool;
-  return c;
+  });
+  all.total = all.user + all.assistant + all.tool;
+  all.rewound = taken.user + taken.assistant + taken.tool;
+  return all;
 }

@@ -159,6 +159,27 @@ describe('readTranscript', () => {
     );
   });
 
+  it('the census counts a branch the user rewound away from apart, as the reader leaves it out; a prompt interrupted before any reply still counts', () => {
+    const text =
+      user('u1', null, 'create a file') +
+      asst('a1', 'u1', 'm1', [{ type: 'text', text: 'Created notes.txt.' }]) +
+      user('u2', 'a1', 'add a section I will revert') +
+      asst('a2', 'u2', 'm2', [{ type: 'text', text: 'Added a section.' }]) +
+      user('u3', 'a1', 'add another section instead') +
+      user('u3x', 'u3', '[Request interrupted by user]') +
+      user('u4', 'a1', 'now look at the file') +
+      asst('a4', 'u4', 'm4', [{ type: 'text', text: 'It has two sections.' }]);
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    fs.writeFileSync(f, text);
+    const c = census(text);
+    assert.equal(c.rewound, 2, 'u2 and its reply');
+    assert.equal(c.total, 5, 'u1, a1, u3 (no reply: not a rewind), u4, a4');
+    assert.deepEqual(
+      readTranscript(f, 0).turns.map((t) => t.text),
+      ['create a file', 'Created notes.txt.', 'add another section instead', 'now look at the file', 'It has two sections.'],
+    );
+  });
+
   const fixtureDir = path.resolve(import.meta.dirname, '../../../test/fixtures/transcripts');
   const coverage = (name: string): { kept: number; present: number } => {
     const file = path.join(fixtureDir, name);
