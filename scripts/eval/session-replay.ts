@@ -40,6 +40,11 @@ export interface Labels {
    * reported apart, as "held out (newest)". Labels committed before any evaluation read the file.
    */
   newest?: boolean;
+  /**
+   * The set this fixture is reported in, as a column of its own named after it ("blind-1"). It
+   * takes precedence over the flags above, which name the older sets (tuned, holdout, unseen, newest).
+   */
+  set?: string;
   /** Name of the repository the session worked in (sessions of one project share it). */
   repo: string;
   facts: LabelFact[];

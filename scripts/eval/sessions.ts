@@ -15,7 +15,7 @@
  *    looked at while tuning the rules) are reported separately.
  *
  *   npm run eval:sessions                      all fixtures; writes the `sessions` section of BENCHMARKS.md
- *   options: --fixtures a,b  --sets tuned,holdout,unseen  --quick (the small fixtures)  --no-write  --json
+ *   options: --fixtures a,b  --sets tuned,holdout,unseen,newest,<a labels file's "set">  --quick (the small fixtures)  --no-write  --json
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,16 +36,35 @@ import { census } from './transcript-census.js';
 export const QUICK_FIXTURES = ['vsla-2cba43de', 'vsla-069508a5', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix', 'reliability-stop-hook-reflection-first-stop'];
 
 /**
- * The fixture sets reported apart: tuned on, held out, held out and added after the first tuning
- * ("new", whose misses were then studied), held out and added after the second ("newest").
+ * The fixture sets reported apart. A labels file names its set in `set` ("blind-1" → a column of
+ * its own, named after it); the older files carry flags instead, mapped to today's set names: tuned
+ * on, held out, held out and added after the first tuning ("new", whose misses were then studied),
+ * held out and added after the second ("newest").
  */
-export type SetName = 'tuned' | 'holdout' | 'unseen' | 'newest';
-export const SET_NAMES: readonly SetName[] = ['tuned', 'holdout', 'unseen', 'newest'];
-/** Sets shown only when they have fixtures (the later held-out sets). */
-const OPTIONAL_SETS: ReadonlySet<SetName> = new Set(['unseen', 'newest']);
+export type SetName = string;
+/** The sets named by the legacy flags, in column order. */
+export const LEGACY_SETS: readonly SetName[] = ['tuned', 'holdout', 'unseen', 'newest'];
+/** Sets shown even when they have no fixtures (every other set only when it has some). */
+const ALWAYS_SHOWN: ReadonlySet<SetName> = new Set(['tuned', 'holdout']);
+/** Column heads of the legacy sets; any other set is headed by its own name. */
+const LEGACY_HEADS: Readonly<Record<string, string>> = { tuned: 'tuned fixtures', holdout: 'held out (looked at since)', unseen: 'held out (new, looked at since)', newest: 'held out (newest)' };
 
-export function setOf(labels: Pick<Labels, 'holdout' | 'unseen' | 'newest'>): SetName {
+export function setOf(labels: Pick<Labels, 'holdout' | 'unseen' | 'newest' | 'set'>): SetName {
+  const named = labels.set?.trim();
+  if (named) return named;
   return labels.newest ? 'newest' : labels.unseen ? 'unseen' : labels.holdout ? 'holdout' : 'tuned';
+}
+
+/** The sets to report, in column order: the legacy ones first, then the others by name. */
+export function setColumns(sets: Readonly<Record<SetName, SetScores>>): SetName[] {
+  const others = Object.keys(sets)
+    .filter((n) => !LEGACY_SETS.includes(n))
+    .sort();
+  return [...LEGACY_SETS, ...others].filter((n) => ALWAYS_SHOWN.has(n) || (sets[n]?.fixtures ?? 0) > 0);
+}
+
+export function setHead(name: SetName): string {
+  return LEGACY_HEADS[name] ?? name;
 }
 
 /** One labelled question as each path answered it (--json, for inspection). */
@@ -62,10 +81,8 @@ export interface QuestionOutcome {
 }
 
 export interface EvalResult {
-  tuned: SetScores;
-  holdout: SetScores;
-  unseen: SetScores;
-  newest: SetScores;
+  /** Scores per fixture set (`setOf`): every set that has a fixture, and tuned and holdout always. */
+  sets: Record<SetName, SetScores>;
   questions: QuestionOutcome[];
   firstRecall: { sessionStart: number; prompt: number; sessions: number };
   memories: StoredMemory[];
@@ -148,7 +165,8 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   };
   const client = new DaemonClient({ socketPath: resolvePaths(user.data).socket, timeoutMs: 60_000 });
   const injected: { set: SetName; item: Injected }[] = [];
-  const scores: Record<SetName, SetScores> = { tuned: emptyScores(), holdout: emptyScores(), unseen: emptyScores(), newest: emptyScores() };
+  const scores: Record<SetName, SetScores> = { tuned: emptyScores(), holdout: emptyScores() };
+  for (const f of fixtures) scores[setOf(f.labels)] ??= emptyScores();
   const questions: QuestionOutcome[] = [];
 
   // 1. Replay every session through hooks.json.
@@ -169,7 +187,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     await sim.settle();
     await sim.close();
     await settled(client, path.join(resolvePaths(user.data).logDir, 'daemon.log'));
-    const s = scores[setOf(f.labels)];
+    const s = scores[setOf(f.labels)]!;
     s.fixtures++;
     s.turnsPresent += census(f.text).total;
     s.turnsKept += readTranscript(f.file, 0).turns.length;
@@ -198,7 +216,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     const cwd = repoDir(f.labels.repo);
     const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
     const base = { session_id: `ask-${f.name}`, cwd, transcript_path: path.join(scratch, 'projects', `ask-${f.name}.jsonl`) };
-    const s = scores[setOf(f.labels)];
+    const s = scores[setOf(f.labels)]!;
     const startRuns = await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
     const startItems = startRuns.flatMap((r) => injectedItems(contextOf(r)));
     firstRecall.sessions++;
@@ -232,7 +250,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
 
   // 3. Score what was stored and injected.
   for (const f of fixtures) {
-    const s = scores[setOf(f.labels)];
+    const s = scores[setOf(f.labels)]!;
     const mine = memories.filter((m) => repoNameOf(m.repo) === f.labels.repo || m.space === 'personal');
     for (const fact of f.labels.facts) {
       s.facts++;
@@ -247,7 +265,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   for (const m of memories) {
     const name = repoNameOf(m.repo);
     const set = name ? (setOfRepo.get(name) ?? 'tuned') : 'tuned';
-    const s = scores[set];
+    const s = scores[set]!;
     const labels = name ? (byRepo.get(name) ?? []) : [...byRepo.values()].flat();
     if (m.episode) {
       s.episodes++;
@@ -260,7 +278,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   }
   const junk: EvalResult['junk'] = [];
   for (const { set, item } of injected) {
-    const s = scores[set];
+    const s = scores[set]!;
     s.injected++;
     const j = isJunk(item, memories, repoNameOf, (r) => byRepo.get(r) ?? []);
     if (j.junk) {
@@ -270,18 +288,17 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     if (j.crossRepo) s.crossRepoInjected++;
     if (j.oneOff) s.oneOffInjected++;
   }
-  return { ...scores, questions, firstRecall, memories, junk, ms: performance.now() - t0 };
+  return { sets: scores, questions, firstRecall, memories, junk, ms: performance.now() - t0 };
 }
 
 export function renderTables(r: EvalResult, command: string, fixtureCount: number): string {
-  const sets = SET_NAMES.filter((n) => !OPTIONAL_SETS.has(n) || r[n].fixtures > 0);
-  const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, ...sets.map((n) => f(r[n]))];
-  const heads: Record<SetName, string> = { tuned: 'tuned fixtures', holdout: 'held out (looked at since)', unseen: 'held out (new, looked at since)', newest: 'held out (newest)' };
+  const sets = setColumns(r.sets);
+  const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, ...sets.map((n) => f(r.sets[n] ?? emptyScores()))];
   return [
     '## Real Claude Code sessions (`npm run eval:sessions`)',
     '',
     table(
-      ['measure', 'target', ...sets.map((n) => heads[n])],
+      ['measure', 'target', ...sets.map(setHead)],
       [
         row('fixtures (sessions)', '—', (s) => String(s.fixtures)),
         row('transcript turns kept by the reader', '≥ 98%', (s) => `${pct(s.turnsKept, s.turnsPresent)} (${s.turnsKept}/${s.turnsPresent})`),
@@ -309,13 +326,15 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { fixtures: { type: 'string' }, sets: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
   const names = values.fixtures ? values.fixtures.split(',') : values.quick ? QUICK_FIXTURES : undefined;
   const sets = values.sets?.split(',');
-  const unknown = sets?.find((x) => !SET_NAMES.includes(x as SetName));
-  if (unknown) throw new Error(`--sets takes ${SET_NAMES.join(', ')}, not '${unknown}'`);
-  const fixtures = loadFixtures(undefined, names).filter((f) => !sets || sets.includes(setOf(f.labels)));
+  const loaded = loadFixtures(undefined, names);
+  const known = [...new Set(loaded.map((f) => setOf(f.labels)))];
+  const unknown = sets?.find((x) => !known.includes(x));
+  if (unknown) throw new Error(`--sets takes set names of the fixtures (${known.join(', ')}), not '${unknown}'`);
+  const fixtures = loaded.filter((f) => !sets || sets.includes(setOf(f.labels)));
   const r = await evaluate(fixtures, (s) => console.error(s));
   const command = `npm run eval:sessions${values.quick ? ' -- --quick' : ''}`;
   const md = renderTables(r, command, fixtures.length);
-  if (values.json) console.log(JSON.stringify({ tuned: r.tuned, holdout: r.holdout, unseen: r.unseen, newest: r.newest, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));
+  if (values.json) console.log(JSON.stringify({ sets: r.sets, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));
   console.log(md);
   if (!values['no-write'] && !values.quick && !values.fixtures && !values.sets) {
     const file = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'BENCHMARKS.md');
