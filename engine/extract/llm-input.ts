@@ -1,7 +1,8 @@
 /**
  * What the optional LLM extractor reads, assembled by priority within its character budget:
  * first the user's own words (typed requests, answers to the assistant's questions), never cut;
- * then the assistant's text (its conclusions, the compaction summary), newest first; then tool
+ * then the agents' text (the assistant's conclusions, the compaction summary, a parent agent's task
+ * for a subagent and the subagent's report), newest first; then tool
  * output, clipped per call and de-duplicated, newest first. The pieces are given back in session
  * order. (Before: the last 24,000 characters of a turn, which were 93–99% tool output.)
  */
@@ -16,10 +17,18 @@ export const ASSISTANT_CLIP_CHARS = 4000;
 const MEMORY_CONTEXT = /<memory-context[\s\S]*?(?:<\/memory-context>|$)/g;
 
 function label(t: ExtractTurn): string {
+  if (t.kind === 'task') return 'parent agent (task given to a subagent)';
+  if (t.kind === 'report') return 'subagent (report to the parent agent)';
   if (t.role === 'tool') return `tool${t.tool ? ` ${t.tool}` : ''}${t.ok === false ? ' (failed)' : ''}`;
   if (t.kind === 'answer') return 'user (answer to the assistant’s question)';
   if (t.kind === 'summary') return 'assistant (summary of the earlier conversation)';
   return t.role;
+}
+
+/** 0: the user's own words; 1: the agents' text (assistant, a parent's task, a subagent's report); 2: tool output. */
+function tier(t: ExtractTurn): number {
+  if (t.kind === 'task' || t.kind === 'report') return 1;
+  return t.role === 'user' ? 0 : t.role === 'assistant' ? 1 : 2;
 }
 
 function clipMiddle(text: string, max: number): string {
@@ -30,7 +39,7 @@ function clipMiddle(text: string, max: number): string {
 
 /** The turns as labelled text within `maxChars`, by priority (see the module comment). */
 export function assembleLlmInput(turns: readonly ExtractTurn[], maxChars: number): string {
-  const pieces = turns.map((t, i) => ({ i, tier: t.role === 'user' ? 0 : t.role === 'assistant' ? 1 : 2, text: t.text.replace(MEMORY_CONTEXT, '').trim(), label: label(t) }));
+  const pieces = turns.map((t, i) => ({ i, tier: tier(t), text: t.text.replace(MEMORY_CONTEXT, '').trim(), label: label(t) }));
   const chosen = new Map<number, string>();
   let used = 0;
   const take = (i: number, label: string, text: string, force = false): boolean => {

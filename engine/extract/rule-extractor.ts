@@ -118,6 +118,9 @@ export class RuleExtractor implements Extractor {
     const drafts: Draft[] = [];
     let lastAssistant = '';
     for (const turn of turns) {
+      // A parent agent's task for a subagent is not the user's words, and a subagent's report is
+      // findings for the task at hand: both stay in the episode, searchable, never a memory.
+      if (turn.kind === 'task' || turn.kind === 'report') continue;
       if (turn.role === 'tool') {
         for (const f of toolFacts(turn)) {
           drafts.push({ content: f.content, role: 'tool', scores: new Map([[f.category, f.confidence]]), best: f.category, personalCue: false, personalOk: false });

@@ -15,7 +15,7 @@
  *    looked at while tuning the rules) are reported separately.
  *
  *   npm run eval:sessions                      all fixtures; writes the `sessions` section of BENCHMARKS.md
- *   options: --fixtures a,b  --sets tuned,holdout,unseen,newest,<a labels file's "set">  --quick (the small fixtures)  --no-write  --json
+ *   options: --fixtures a,b  --sets tuned,holdout,unseen,newest,<a labels file's "set">  --quick (the small fixtures)  --no-write  --json  --keep DIR (copy the replayed data dir there)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { cli } from '../../test/helpers/daemon.js';
 import { pluginUser } from '../../test/helpers/plugin.js';
 import { tempDir } from '../../test/helpers/tmp.js';
 import { table, writeBenchSection } from '../bench/markdown.js';
-import { loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
+import { isAgentTranscript, loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
 import { containsAll, emptyScores, injectedItems, isJunk, isOneOff, matchesAFact, pct, statesFact, type Injected, type SetScores, type StoredMemory } from './session-score.js';
 import { census } from './transcript-census.js';
 
@@ -78,6 +78,8 @@ export interface QuestionOutcome {
   /** Shown to this session before the question (SessionStart, earlier prompts), holding the answer. */
   shownBefore: boolean;
   injected: string[];
+  /** `service search`'s top 5 (heads; episodes marked), for inspection. */
+  searchTop: string[];
 }
 
 export interface EvalResult {
@@ -141,13 +143,15 @@ function currentMemories(exportText: string): StoredMemory[] {
   return out;
 }
 
-export async function evaluate(fixtures: readonly Fixture[], log: (s: string) => void = () => {}): Promise<EvalResult> {
+export async function evaluate(fixtures: readonly Fixture[], log: (s: string) => void = () => {}, opts: { keepData?: string } = {}): Promise<EvalResult> {
   const user = pluginUser({ env: { SERVICE_RECALL_TIMEOUT_MS: '2500', SERVICE_RECALL_DEADLINE_MS: '2000' } });
   try {
     return await evaluateAs(user, fixtures, log);
   } finally {
     // Whatever happened, no daemon of this run outlives it.
     await cli(['daemon', 'stop'], user.env).catch(() => {});
+    // The replayed data dir, for inspection (`SERVICE_HOME=<dir> service search …`).
+    if (opts.keepData) fs.cpSync(user.data, opts.keepData, { recursive: true });
   }
 }
 
@@ -178,7 +182,9 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     const base = { session_id: `eval-${f.name}`, cwd, transcript_path: transcript };
     for (const step of replaySteps(f.text, base)) {
       if ('append' in step) {
-        fs.appendFileSync(transcript, step.append.map((l) => `${l}\n`).join(''));
+        const file = step.to ?? transcript;
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.appendFileSync(file, step.append.map((l) => `${l}\n`).join(''));
         continue;
       }
       const runs = await sim.fire(step.hook, step.payload);
@@ -189,8 +195,9 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     await settled(client, path.join(resolvePaths(user.data).logDir, 'daemon.log'));
     const s = scores[setOf(f.labels)]!;
     s.fixtures++;
-    s.turnsPresent += census(f.text).total;
-    s.turnsKept += readTranscript(f.file, 0).turns.length;
+    const agent = isAgentTranscript(f.text.split('\n').filter((l) => l.trim()));
+    s.turnsPresent += census(f.text, { agent }).total;
+    s.turnsKept += readTranscript(f.file, 0, { agent }).turns.length;
     log(`replayed ${f.name}`);
   }
 
@@ -239,7 +246,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       const hits = found.code === 0 ? ((JSON.parse(found.stdout) as { results: { content: string; memory_id: string }[] }).results ?? []).slice(0, 5) : [];
       const searched = hits.some((h) => containsAll(h.content, q.expect));
       if (searched) s.searchHits++;
-      questions.push({ fixture: f.name, set: setOf(f.labels), q: q.q, expect: q.expect, search: searched, recall: recalled, shownBefore, injected: items.map((i) => i.content.slice(0, 160)) });
+      questions.push({ fixture: f.name, set: setOf(f.labels), q: q.q, expect: q.expect, search: searched, recall: recalled, shownBefore, injected: items.map((i) => i.content.slice(0, 160)), searchTop: hits.map((h) => `${memories.find((m) => m.memory_id === h.memory_id)?.episode ? '[episode] ' : ''}${h.content.replace(/\s+/g, ' ').slice(0, 160)}`) });
       shown.push(...items.map((i) => i.content));
       if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
     }
@@ -323,7 +330,7 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { fixtures: { type: 'string' }, sets: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { fixtures: { type: 'string' }, sets: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, keep: { type: 'string' } } });
   const names = values.fixtures ? values.fixtures.split(',') : values.quick ? QUICK_FIXTURES : undefined;
   const sets = values.sets?.split(',');
   const loaded = loadFixtures(undefined, names);
@@ -331,7 +338,7 @@ async function main(): Promise<void> {
   const unknown = sets?.find((x) => !known.includes(x));
   if (unknown) throw new Error(`--sets takes set names of the fixtures (${known.join(', ')}), not '${unknown}'`);
   const fixtures = loaded.filter((f) => !sets || sets.includes(setOf(f.labels)));
-  const r = await evaluate(fixtures, (s) => console.error(s));
+  const r = await evaluate(fixtures, (s) => console.error(s), values.keep ? { keepData: path.resolve(values.keep) } : {});
   const command = `npm run eval:sessions${values.quick ? ' -- --quick' : ''}`;
   const md = renderTables(r, command, fixtures.length);
   if (values.json) console.log(JSON.stringify({ sets: r.sets, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));

@@ -26,6 +26,21 @@ describe('LLM extractor input by priority', () => {
     assert.ok(toolChars < input.length * 0.5, `tool output is ${toolChars} of ${input.length}`);
   });
 
+  it("ranks a parent agent's task and a subagent's report with the agents' text, after the user's own words, and labels them", () => {
+    const turns: ExtractTurn[] = [
+      { role: 'user', text: 'Check branch protection on main and report.', kind: 'task' },
+      { role: 'tool', tool: 'Task', text: `enforce_admins is false. ${'r'.repeat(500)}`, kind: 'report' },
+      { role: 'tool', tool: 'Bash', text: `$ gh api repos/x/y ${'t'.repeat(500)}` },
+      { role: 'user', text: 'keep admins from bypassing the checks', kind: 'prompt' },
+    ];
+    const input = assembleLlmInput(turns, 700);
+    assert.match(input, /^parent agent \(task given to a subagent\): Check branch protection/m);
+    assert.match(input, /^subagent \(report to the parent agent\): enforce_admins is false/m);
+    assert.match(input, /^user: keep admins from bypassing the checks/m);
+    assert.doesNotMatch(input, /^user: Check branch/m, "the task is not the user's words");
+    assert.doesNotMatch(input, /^tool Bash/m, 'tool output comes last and did not fit');
+  });
+
   it('never cuts the latest request, keeps session order, clips and de-duplicates tool output', () => {
     const long = `main was clean; fix the issues ${'x'.repeat(30_000)}`;
     const turns: ExtractTurn[] = [
