@@ -9,7 +9,7 @@
 import { assembleContext, repoScope, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
 import type { SeenMemories } from './recall-seen.js';
 import type { RepoInfo } from './repo.js';
-import { isEpisode, MAX_EPISODES_INJECTED, weighEpisodes } from './episodes.js';
+import { episodeSnippet, isEpisode, MAX_EPISODES_INJECTED, turnOf, weighEpisodes } from './episodes.js';
 
 export interface RecallRequest {
   event: 'SessionStart' | 'UserPromptSubmit';
@@ -51,7 +51,8 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
   const offered: VersionRow[] = [];
   const out = await recallFresh(engine, req, opts, (row) => {
     if (seen.has(row.memory_id)) return false;
-    offered.push(row);
+    // An episode is shown as a snippet (recallFresh): that is the text to find in the block.
+    offered.push(isEpisode(row) && req.event === 'UserPromptSubmit' ? { ...row, content: episodeSnippet(row.content, (req.prompt ?? '').trim()) } : row);
     return true;
   });
   seen.markShown(out.text, offered);
@@ -86,7 +87,7 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
   const prompt = (req.prompt ?? '').trim();
   if (prompt.length < 3) return { text: '', count: 0 };
   const alternatives = [projectFilter, personalFilter, sessionFilter].filter((f): f is MemoryFilter => f !== null);
-  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25, relevance: true, ...(opts.textOnly ? { mode: 'text' as const } : {}) });
+  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25, relevance: true, textOf: turnOf, ...(opts.textOnly ? { mode: 'text' as const } : {}) });
   const project: ContextSection = { title: `Project${repo ? ` (${repo})` : ''}`, items: [] };
   const personal: ContextSection = { title: 'Personal', items: [] };
   const session: ContextSection = { title: 'This session', items: [] };
@@ -94,7 +95,8 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
     const r = hit.row;
     if (!fresh(r)) continue;
     const target = req.session_id && r.run_id === req.session_id ? session : r.space === 'personal' ? personal : project;
-    target.items.push(item(r, hit.score));
+    // An episode block is searched whole; the agent is shown its request and the passage that matches.
+    target.items.push(item(isEpisode(r) ? { ...r, content: episodeSnippet(r.content, prompt) } : r, hit.score));
   }
   return assembleContext([project, personal, session], { maxTokens: opts.maxTokens, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
 }
