@@ -33,6 +33,23 @@ export interface RecallOptions {
   maxChars?: number;
 }
 
+/**
+ * A memory the capture pipeline extracted is shown in a session's opening block (every session of
+ * the repository, unasked) only when it is confident: stated by the user at this confidence, or by
+ * the assistant, the compaction summary or a tool at OPENING_MIN_CONFIDENCE_NOT_USER. The others
+ * still answer the prompts they are relevant to. What a person stored (remember, the API) is always shown.
+ */
+export const OPENING_MIN_CONFIDENCE = 0.7;
+export const OPENING_MIN_CONFIDENCE_NOT_USER = 0.8;
+
+export function opensSessions(row: Pick<VersionRow, 'source' | 'metadata'>): boolean {
+  if (row.source?.kind !== 'capture') return true;
+  const meta = (row.metadata ?? {}) as Record<string, unknown>;
+  const confidence = typeof meta.confidence === 'number' ? meta.confidence : 0;
+  const byUser = meta.speaker === undefined || meta.speaker === 'user';
+  return confidence >= (byUser ? OPENING_MIN_CONFIDENCE : OPENING_MIN_CONFIDENCE_NOT_USER);
+}
+
 const PRIORITY: Record<string, number> = { constraint: 1, decision: 0.95, convention: 0.9, preference: 0.85, context: 0.7, fact: 0.7, note: 0.5 };
 
 function item(row: VersionRow, score: number): ContextSection['items'][number] {
@@ -73,13 +90,14 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
       engine.list({ filter: personalFilter, limit: 20 }),
     ]);
     // Episodes are for questions (prompt recall), not for the session's opening summary.
-    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r) && fresh(r));
+    // Only confident memories open every session (opensSessions): junk shown there multiplies.
+    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r) && opensSessions(r) && fresh(r));
     // The most recent earlier session in this repo: its memories, newest first.
     const lastRun = projectRows.find((r) => r.run_id)?.run_id ?? null;
     const recent = lastRun ? projectRows.filter((r) => r.run_id === lastRun).slice(0, 5) : [];
     const recentIds = new Set(recent.map((r) => r.memory_id));
     sections.push({ title: `Project${repo ? ` (${repo})` : ''}`, items: byPriority(projectRows.filter((r) => !recentIds.has(r.memory_id))).map((x) => item(x.row, x.score)) });
-    sections.push({ title: 'Personal', items: byPriority(personal.results.filter(fresh)).map((x) => item(x.row, x.score)) });
+    sections.push({ title: 'Personal', items: byPriority(personal.results.filter((r) => opensSessions(r) && fresh(r))).map((x) => item(x.row, x.score)) });
     if (recent.length > 0) sections.push({ title: 'Last session here', items: recent.map((r, i) => item(r, 0.9 - i * 0.05)) });
     return assembleContext(sections, { maxTokens: opts.maxTokens, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
   }
