@@ -30,7 +30,7 @@ export const EPISODE_WEIGHT = 0.7;
  */
 export const REPORT_WEIGHT = 0.9;
 /** Most episodes one recall injects. */
-export const MAX_EPISODES_INJECTED = 2;
+export const MAX_EPISODES_INJECTED = 3;
 /** Longest episode text injected: the head and the passage that matches the prompt. */
 export const SNIPPET_CHARS = 900;
 /** How much of a block's first passage (its request) heads a snippet. */

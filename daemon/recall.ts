@@ -9,7 +9,7 @@
 import { assembleContext, repoScope, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
 import type { SeenMemories } from './recall-seen.js';
 import type { RepoInfo } from './repo.js';
-import { episodeSnippet, isEpisode, MAX_EPISODES_INJECTED, turnOf, weighEpisodes } from './episodes.js';
+import { episodeSnippet, isEpisode, MAX_EPISODES_INJECTED, SNIPPET_CHARS, turnOf, weighEpisodes } from './episodes.js';
 
 export interface RecallRequest {
   event: 'SessionStart' | 'UserPromptSubmit';
@@ -116,5 +116,6 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
     // An episode block is searched whole; the agent is shown its request and the passage that matches.
     target.items.push(item(isEpisode(r) ? { ...r, content: episodeSnippet(r.content, prompt) } : r, hit.score));
   }
-  return assembleContext([project, personal, session], { maxTokens: opts.maxTokens, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
+  // An episode's snippet is up to SNIPPET_CHARS long: items may be that long here.
+  return assembleContext([project, personal, session], { maxTokens: opts.maxTokens, maxItemChars: SNIPPET_CHARS, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
 }

@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { recordEpisodes } from '../../daemon/episodes.js';
 import { recall } from '../../daemon/recall.js';
+import type { Turn } from '../../daemon/transcript.js';
 import { MemoryEngine, type Candidate } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 
@@ -34,6 +36,27 @@ describe('recall: the opening block', () => {
     assert.doesNotMatch(opening.text, /stale lockfile/, "the assistant's finding below 0.8 does not either");
     const asked = await recall(engine, { event: 'UserPromptSubmit', session_id: 'new', repo, user_id: 'u', prompt: 'what was the root cause of the flaky build?' }, { maxTokens: 2000 });
     assert.match(asked.text, /stale lockfile/, 'it still answers a prompt it is relevant to');
+    await engine.close();
+  });
+});
+
+describe("recall: episodes in a prompt's recall", () => {
+  it('injects up to three episodes, each as a snippet of up to 900 characters holding the passage that matches', async () => {
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    const turn = (role: Turn['role'], text: string): Turn => ({ uuid: null, role, text, ...(role === 'user' ? { kind: 'prompt' as const } : {}) });
+    const topics = ['alpha', 'bravo', 'charlie', 'delta'];
+    const padding = (t: string): string => Array.from({ length: 8 }, (_, i) => `Step ${t}${i} of the ${t} walkthrough changed ${t}-${i} only.`).join(' ');
+    for (const [i, t] of topics.entries()) {
+      await recordEpisodes(engine, [turn('user', `question ${t} about the cpu backend files`), turn('assistant', `${padding(t)} The cpu backend files of round ${i} live in src/backends/cpu now. ${padding(t)}`)], { user_id: 'u', run_id: `old-${i}`, repo: repo.repo, dir: '.' });
+    }
+    const out = await recall(engine, { event: 'UserPromptSubmit', session_id: 'new', repo, user_id: 'u', prompt: 'where do the cpu backend files live' }, { maxTokens: 4000 });
+    const items = out.text.split('\n').filter((l) => l.startsWith('- [note]'));
+    assert.equal(items.length, 3);
+    for (const item of items) {
+      assert.match(item, /live in src\/backends\/cpu now/);
+      assert.ok(item.length > 700 && item.length <= 900 + 40, `${item.length}`);
+    }
     await engine.close();
   });
 });
