@@ -113,39 +113,42 @@ function filesLine(files: readonly string[]): string {
   return `${names.join(', ')}${files.length > MAX_FILES ? ` and ${files.length - MAX_FILES} more` : ''}`;
 }
 
-/** Cut text into pieces of at most `max` characters at sentence ends (else spaces). */
-function pieces(text: string, max: number): string[] {
-  const out: string[] = [];
-  let rest = text;
-  while (rest.length > max) {
-    const window = rest.slice(0, max + 1);
-    let cut = window.lastIndexOf('\n');
-    if (cut < max / 2) cut = Math.max(cut, window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '));
-    if (cut < max / 3) cut = window.lastIndexOf(' ');
-    if (cut < max / 3) cut = max;
-    out.push(rest.slice(0, cut + 1).trim());
-    rest = rest.slice(cut + 1).trim();
-  }
-  if (rest) out.push(rest);
-  return out;
+/** The first piece of `text` of at most `max` characters, cut at a line or sentence end (else a space). */
+function firstPiece(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const window = text.slice(0, max + 1);
+  let cut = window.lastIndexOf('\n');
+  if (cut < max / 2) cut = Math.max(cut, window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '));
+  if (cut < max / 3) cut = window.lastIndexOf(' ');
+  if (cut < max / 3) cut = max;
+  return text.slice(0, cut + 1);
 }
 
-/** Head lines, then labelled sections, as blocks of at most MAX_EPISODE characters (later blocks headed by `contHead`). */
+/** Least room worth starting a section's piece in; with less, the block is closed. */
+const MIN_PIECE = 200;
+
+/**
+ * Head lines, then labelled sections, as blocks of at most MAX_EPISODE characters, each block filled
+ * before the next starts (later blocks headed by `contHead`).
+ */
 function blocksOf(head: readonly string[], sections: readonly { label: string; text: string }[], contHead: string): string[] {
-  const whole = [...head, ...sections.map((x) => `${x.label}: ${x.text}`)].join('\n');
-  if (whole.length <= MAX_EPISODE) return [whole];
   const blocks: string[] = [];
   let block = head.join('\n');
   for (const x of sections) {
+    let rest = x.text;
     let first = true;
-    for (const piece of pieces(x.text, MAX_EPISODE - contHead.length - x.label.length - 20)) {
-      const line = `${x.label}${first ? '' : ' (continued)'}: ${piece}`;
-      first = false;
-      if (block.length + 1 + line.length > MAX_EPISODE) {
+    while (rest) {
+      const label = `${x.label}${first ? '' : ' (continued)'}: `;
+      let room = MAX_EPISODE - block.length - 1 - label.length;
+      if (room < Math.min(MIN_PIECE, rest.length)) {
         blocks.push(block);
         block = contHead;
+        room = MAX_EPISODE - block.length - 1 - label.length;
       }
-      block = `${block}\n${line}`;
+      const piece = firstPiece(rest, room);
+      block = `${block}\n${label}${piece.trim()}`;
+      rest = rest.slice(piece.length).trim();
+      first = false;
     }
   }
   blocks.push(block);

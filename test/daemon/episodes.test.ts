@@ -66,6 +66,15 @@ describe('episodes', () => {
     assert.match(hits[0]!.row.content, /worktree-tracking\.md/);
   });
 
+  it('fills each block before the next: a long request still has the outcome begin in its first block', () => {
+    const request = `Investigate the security gap: how did a direct push to main bypass branch protection? ${'Context line about the repository settings. '.repeat(8)}`;
+    const blocks = episodeRecords({ request, qa: [], outcome: `The answer: enforce_admins is false.\n${filler(40)}`, reports: [], files: [] })[0]!;
+    assert.ok(blocks.length >= 2);
+    assert.match(blocks[0]!, /\nOutcome: The answer: enforce_admins is false\./);
+    assert.ok(blocks.every((b) => b.length <= 2000));
+    assert.ok(blocks.slice(0, -1).every((b) => b.length >= 1700), 'no block closed half empty');
+  });
+
   it("weighs a subagent's report below the turn's own outcome, and both below an extracted fact", async () => {
     const e = await engine();
     await recordEpisodes(
