@@ -86,7 +86,12 @@ export interface EvalResult {
   /** Scores per fixture set (`setOf`): every set that has a fixture, and tuned and holdout always. */
   sets: Record<SetName, SetScores>;
   questions: QuestionOutcome[];
-  firstRecall: { sessionStart: number; prompt: number; sessions: number };
+  /**
+   * After the daemon restart: sessions asked, those whose first prompt injected something (or whose
+   * SessionStart printed something), and of the rest those a warm repeat of the same first prompt (a
+   * new session, after every question was asked) injected something for: recall that was cold.
+   */
+  firstRecall: { sessionStart: number; prompt: number; sessions: number; cold?: number };
   memories: StoredMemory[];
   /** Injected items counted as junk, for inspection (--json). */
   junk: (Injected & { crossRepo: boolean; oneOff: boolean })[];
@@ -207,7 +212,8 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   const start = await cli(['daemon', 'start'], user.env);
   if (start.code !== 0) throw new Error(`daemon start failed: ${start.stderr}`);
   const memories = currentMemories(await client.exportAll());
-  const firstRecall = { sessionStart: 0, prompt: 0, sessions: 0 };
+  const firstRecall = { sessionStart: 0, prompt: 0, sessions: 0, cold: 0 };
+  const emptyFirst: { f: Fixture; q: string }[] = [];
   const byRepo = new Map<string, Labels[]>();
   for (const f of fixtures) byRepo.set(f.labels.repo, [...(byRepo.get(f.labels.repo) ?? []), f.labels]);
   // Remotes are normalized to lower case: compare repository names that way.
@@ -236,6 +242,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       const runs = await sim.fire('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: q.q });
       const items = runs.flatMap((r) => injectedItems(contextOf(r)));
       if (first && items.length > 0) firstRecall.prompt++;
+      else if (first) emptyFirst.push({ f, q: q.q });
       first = false;
       for (const item of items) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
       const recalled = items.some((i) => containsAll(i.content, q.expect));
@@ -250,6 +257,18 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       shown.push(...items.map((i) => i.content));
       if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
     }
+    await sim.settle();
+    await sim.close();
+  }
+  // A first prompt that injected nothing, asked again in a new session once everything is warm:
+  // injecting something now means the first recall was cold, not that nothing was relevant.
+  for (const { f, q } of emptyFirst) {
+    const cwd = repoDir(f.labels.repo);
+    const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
+    const base = { session_id: `warm-${f.name}`, cwd, transcript_path: path.join(scratch, 'projects', `warm-${f.name}.jsonl`) };
+    await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
+    const runs = await sim.fire('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: q });
+    if (runs.some((r) => injectedItems(contextOf(r)).length > 0)) firstRecall.cold++;
     await sim.settle();
     await sim.close();
   }
@@ -323,7 +342,7 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
       ],
     ),
     '',
-    `After a daemon restart, the first prompt of ${r.firstRecall.sessions} new sessions injected something in ${r.firstRecall.prompt} (SessionStart runs in the background and prints nothing: its project block opens the first prompt's recall; it printed something in ${r.firstRecall.sessionStart}).`,
+    `After a daemon restart, the first prompt of ${r.firstRecall.sessions} new sessions injected something in ${r.firstRecall.prompt} (SessionStart runs in the background and prints nothing: its project block opens the first prompt's recall; it printed something in ${r.firstRecall.sessionStart}); of the ${r.firstRecall.sessions - r.firstRecall.prompt} that injected nothing, the same prompt asked again once warm injected something in ${r.firstRecall.cold ?? 0} (a cold first recall), nothing in the others (nothing relevant, and nothing confident enough to open the session).`,
     '',
     `${fixtureCount} real transcripts, random-weight lexical model (../shared/models/random-bert-tiny), rule extractor; \`${command}\`, ${(r.ms / 1000).toFixed(0)} s.`,
   ].join('\n');

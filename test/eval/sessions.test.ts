@@ -29,6 +29,7 @@ describe('real sessions, replayed through hooks.json', () => {
     assert.equal(s.oneOffInjected, 0, report);
     assert.equal(s.crossRepoInjected, 0, report);
     assert.ok(s.episodes > 0, 'every turn leaves an episode');
+    assert.equal(r.firstRecall.cold, 0, 'the first prompt after a daemon start recalls what a warm daemon recalls');
     assert.equal(r.firstRecall.prompt, r.firstRecall.sessions, 'the first prompt after a daemon start recalls something');
     assert.equal(r.firstRecall.sessionStart, 0, 'SessionStart runs in the background and prints nothing (its block opens the first prompt)');
   });
