@@ -1,8 +1,8 @@
 /**
  * What the optional LLM extractor reads, assembled by priority within its character budget:
  * first the user's own words (typed requests, answers to the assistant's questions), never cut;
- * then the agents' text (the assistant's conclusions, the compaction summary, a parent agent's task
- * for a subagent and the subagent's report), newest first; then tool
+ * then the assistant's text (its conclusions, the compaction summary), newest first; then a parent
+ * agent's task for a subagent and the subagent's report (second-hand findings); then tool
  * output, clipped per call and de-duplicated, newest first. The pieces are given back in session
  * order. (Before: the last 24,000 characters of a turn, which were 93–99% tool output.)
  */
@@ -25,10 +25,14 @@ function label(t: ExtractTurn): string {
   return t.role;
 }
 
-/** 0: the user's own words; 1: the agents' text (assistant, a parent's task, a subagent's report); 2: tool output. */
+/**
+ * 0: the user's own words; 1: the assistant's text (its conclusions, the compaction summary); 2: a
+ * parent agent's task for a subagent and the subagent's report (second-hand: what the assistant
+ * concluded from it comes first); 3: tool output.
+ */
 function tier(t: ExtractTurn): number {
-  if (t.kind === 'task' || t.kind === 'report') return 1;
-  return t.role === 'user' ? 0 : t.role === 'assistant' ? 1 : 2;
+  if (t.kind === 'task' || t.kind === 'report') return 2;
+  return t.role === 'user' ? 0 : t.role === 'assistant' ? 1 : 3;
 }
 
 function clipMiddle(text: string, max: number): string {
@@ -52,11 +56,11 @@ export function assembleLlmInput(turns: readonly ExtractTurn[], maxChars: number
   // 1. The user's words, whole; the latest request always, even alone over the budget.
   const user = pieces.filter((p) => p.tier === 0 && p.text);
   for (let k = user.length - 1; k >= 0; k--) take(user[k]!.i, user[k]!.label, user[k]!.text, k === user.length - 1);
-  // 2. The assistant's text, newest first.
-  for (const p of pieces.filter((x) => x.tier === 1 && x.text).reverse()) take(p.i, p.label, clipMiddle(p.text, ASSISTANT_CLIP_CHARS));
+  // 2. The assistant's text, newest first; then what subagents were asked and reported.
+  for (const tierOf of [1, 2]) for (const p of pieces.filter((x) => x.tier === tierOf && x.text).reverse()) take(p.i, p.label, clipMiddle(p.text, ASSISTANT_CLIP_CHARS));
   // 3. Tool output, clipped and de-duplicated, newest first.
   const seen = new Set<string>();
-  for (const p of pieces.filter((x) => x.tier === 2 && x.text).reverse()) {
+  for (const p of pieces.filter((x) => x.tier === 3 && x.text).reverse()) {
     const clipped = clipMiddle(p.text, TOOL_CLIP_CHARS);
     const key = contentHash(clipped);
     if (seen.has(key)) continue;
