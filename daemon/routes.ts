@@ -225,8 +225,8 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
       throw httpError('VALIDATION_FAILED', `scope "session" needs an agent session: none has worked in ${cwd} yet (or pass --session)`, { scope });
     }
     const topK = b.top_k ?? opts.topK;
-    // Blocks of one episode record show once (weighEpisodes): ask for more, keep top_k.
-    const out = await engine.search({ query: b.query, scope, ...ctx, top_k: topK * 3, threshold: b.threshold, relevance: b.relevant === true, textOf: turnOf, prefix: b.prefix === true });
+    // Blocks of one episode record show once (weighEpisodes): ask for more (up to 60), keep top_k.
+    const out = await engine.search({ query: b.query, scope, ...ctx, top_k: Math.max(topK, Math.min(topK * 3, 60)), threshold: b.threshold, relevance: b.relevant === true, textOf: turnOf, prefix: b.prefix === true });
     const counts: Record<string, number | null> = {};
     if (out.results.length === 0) {
       for (const s of SCOPES) {
