@@ -40,17 +40,21 @@ describe('a long turn, searched and recalled', () => {
     await runHook('Stop', { ...base, hook_event_name: 'Stop', stop_hook_active: false }, d.env, repo);
     await runHook('SessionEnd', { ...base, hook_event_name: 'SessionEnd', reason: 'other' }, d.env, repo);
     await d.client.flush();
-    for (const content of ['The widget panel renders rows for the nightly dashboard.', 'The export job runs nightly from cron.']) {
+    // Weaker matches than every block of the episode (each headed by the request).
+    for (const content of ['Widget colours follow the design tokens.', 'The export bucket is versioned.']) {
       assert.equal((await cli(['remember', content], d.env, repo)).code, 0);
     }
-
-    const search = await cli(['search', 'where does the nightly export job write its archive', '--json', '--top-k', '3'], d.env, repo);
-    assert.equal(search.code, 0, search.stderr);
-    const results = (JSON.parse(search.stdout) as { results: { content: string }[] }).results;
-    const episodes = results.filter((r) => r.content.startsWith('Asked'));
-    assert.equal(episodes.length, 1, `one block of the episode: ${JSON.stringify(results.map((r) => r.content.slice(0, 60)))}`);
-    assert.match(episodes[0]!.content, /s3:\/\/acme-exports\/nightly/, 'the block that holds the fact');
-    assert.equal(results.length, 3, 'top_k is still filled');
+    const searchFor = async (query: string): Promise<string[]> => {
+      const out = await cli(['search', query, '--json', '--top-k', '3'], d.env, repo);
+      assert.equal(out.code, 0, out.stderr);
+      return (JSON.parse(out.stdout) as { results: { content: string }[] }).results.map((r) => r.content);
+    };
+    const broad = await searchFor('walk me through the widget modules and the export job');
+    assert.equal(broad.filter((c) => c.startsWith('Asked')).length, 1, `one block per episode: ${JSON.stringify(broad.map((c) => c.slice(0, 60)))}`);
+    assert.equal(broad.length, 3, 'top_k is still filled');
+    const deep = (await searchFor('where does the nightly export job write its archive')).filter((c) => c.startsWith('Asked'));
+    assert.equal(deep.length, 1);
+    assert.match(deep[0]!, /s3:\/\/acme-exports\/nightly/, 'the block that holds the fact');
 
     const hook = await runHook('UserPromptSubmit', { session_id: 'long-2', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'where does the nightly export job write its archive?' }, d.env, repo);
     const context = (JSON.parse(hook.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
