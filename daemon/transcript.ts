@@ -77,6 +77,15 @@ export const DELEGATE_TOOLS: ReadonlySet<string> = new Set(['Task', 'Agent']);
  */
 export const TASK_NOTIFICATION = /^\s*<task-notification>/;
 
+/**
+ * The report a TaskOutput result carries when the task it reads is a finished agent (a background
+ * command's output stays tool output).
+ */
+export function taskOutputReport(text: string): string | null {
+  if (!/<task_type>[^<]*agent[^<]*<\/task_type>/.test(text) || !/<status>completed<\/status>/.test(text)) return null;
+  return /<output>([\s\S]*?)(?:<\/output>|$)/.exec(text)?.[1]?.trim() || null;
+}
+
 /** The report a `<task-notification>` carries (null when it carries none: a background command's exit). */
 export function notificationReport(text: string): { title: string; text: string } | null {
   if (!TASK_NOTIFICATION.test(text)) return null;
@@ -340,6 +349,11 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
           if (launched.isAsync === true || launched.status === 'async_launched') continue;
           const title = (call.input as { description?: unknown } | undefined)?.description;
           turns.push({ uuid: e.uuid ?? null, role: 'tool', text, tool: call.name, ok: true, kind: 'report', ...(typeof title === 'string' && title ? { title } : {}), ...ts(e) });
+          continue;
+        }
+        const output = call?.name === 'TaskOutput' && !b.is_error ? taskOutputReport(text) : null;
+        if (output) {
+          turns.push({ uuid: e.uuid ?? null, role: 'tool', text: output, tool: 'Task', ok: true, kind: 'report', ...ts(e) });
           continue;
         }
         turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...ts(e) });
