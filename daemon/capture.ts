@@ -96,6 +96,8 @@ export function journalPayload(event: string, p: Record<string, unknown>): Recor
     case 'SubagentStop':
       put('message', clean(p.last_assistant_message, MAX_TEXT));
       put('agent_type', typeof p.agent_type === 'string' ? p.agent_type : undefined);
+      // The subagent's own transcript (Claude Code ≥ 2.0.42): read whole at the next flush.
+      put('agent_transcript_path', event === 'SubagentStop' && typeof p.agent_transcript_path === 'string' ? p.agent_transcript_path : undefined);
       break;
     case 'PreCompact':
       put('trigger', typeof p.trigger === 'string' ? p.trigger : undefined);

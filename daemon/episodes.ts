@@ -1,57 +1,101 @@
 /**
  * Episodic memory: every turn of a session leaves a searchable record of what happened — the
  * user's request, the assistant's outcome (its final message), the questions it asked and the
- * answers, the files it changed — in the session's run and its repository, so "what did we
- * decide about X / how did we fix Y" finds an answer even when no extraction rule fired.
+ * answers, what subagents reported back, the files it changed — in the session's run and its
+ * repository, so "what did we decide about X / how did we fix Y" finds an answer even when no
+ * extraction rule fired.
+ *
+ * The whole turn is searchable: an episode longer than one block (MAX_EPISODE) is stored as
+ * several blocks, each headed by the request, never cut (a long final report or a subagent's
+ * findings hold most of a turn's facts). What is injected stays short: the block's head and the
+ * passage that matches the prompt (`episodeSnippet`).
  *
  * Episodes never flood recall: a short follow-up turn ("update STATUS.md please") is folded into
- * the session's previous episode; a repository keeps at most EPISODES_PER_REPO of them (the
- * oldest are forgotten); recall weighs them below extracted facts and injects at most
- * MAX_EPISODES_INJECTED per prompt.
+ * the session's previous episode; a repository keeps at most EPISODE_BLOCKS_PER_REPO blocks (the
+ * oldest are forgotten); recall weighs them below extracted facts, takes one block per episode and
+ * injects at most MAX_EPISODES_INJECTED per prompt.
  */
-import type { MemoryEngine, VersionRow } from '../engine/index.js';
+import { contentHash, informativeTerms, termForm, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import type { Turn } from './transcript.js';
 
 /** Metadata that marks a memory as an episode. */
 export const EPISODE_META = { kind: 'episode' } as const;
-/** Episodes kept per repository; older ones are forgotten at flush. */
-export const EPISODES_PER_REPO = 400;
+/** Episode blocks kept per repository; older ones are forgotten at flush. */
+export const EPISODE_BLOCKS_PER_REPO = 1000;
 /** Search scores of episodes are multiplied by this, so extracted facts outrank them. */
 export const EPISODE_WEIGHT = 0.7;
+/**
+ * And those of a subagent's report by this too: what the turn concluded for the user outranks the
+ * raw findings it was drawn from.
+ */
+export const REPORT_WEIGHT = 0.9;
 /** Most episodes one recall injects. */
-export const MAX_EPISODES_INJECTED = 2;
+export const MAX_EPISODES_INJECTED = 3;
+/** Longest episode text injected: the head and the passage that matches the prompt. */
+export const SNIPPET_CHARS = 900;
+/** How much of a block's first passage (its request) heads a snippet. */
+const HEAD_CHARS = 160;
+/** The head of an episode's later block. */
+const CONTINUED_HEAD = /^\w+ \(continued\):/;
 
 const MAX_REQUEST = 400;
-const MAX_OUTCOME = 700;
+/** The request as it heads a continuation block. */
+const MAX_REQUEST_CONTINUED = 160;
 const MAX_QA = 400;
+const MAX_TITLE = 80;
 const MAX_FILES = 8;
+/** Longest episode block. */
 const MAX_EPISODE = 2000;
 /** A request this short, without questions answered, continues the previous episode. */
 const FOLLOW_UP_CHARS = 80;
 /** Requests that are a hook talking, not the user. */
 const NOT_A_REQUEST = /^(?:Stop hook feedback|\[Request interrupted)/;
 
+export interface EpisodeReport {
+  title?: string;
+  text: string;
+}
+
 export interface EpisodeDraft {
   request: string;
+  /** The request is a parent agent's task for a subagent (this episode is the subagent's work). */
+  task?: boolean;
   qa: string[];
   outcome: string;
+  /** What subagents reported back during the turn. */
+  reports: EpisodeReport[];
   files: string[];
 }
 
+const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
+/** Runs of spaces folded and blank lines dropped, line breaks kept (they bound a snippet's passages). */
+const tidy = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
+
 function clip(text: string, max: number): string {
-  const t = text.replace(/\s+/g, ' ').trim();
+  const t = collapse(text);
   return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
 }
 
-/** Group turns by typed request: the request, its Q&A, the last assistant message, files changed. */
+/** Group turns by request: the request, its Q&A, the last assistant message, reports, files changed. */
 export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
   const out: EpisodeDraft[] = [];
   let cur: EpisodeDraft | null = null;
   for (const t of turns) {
     if (t.role === 'user' && t.kind !== 'answer') {
       if (NOT_A_REQUEST.test(t.text.trim())) continue;
-      cur = { request: t.text, qa: [], outcome: '', files: [] };
+      cur = { request: t.text, ...(t.kind === 'task' ? { task: true } : {}), qa: [], outcome: '', reports: [], files: [] };
       out.push(cur);
+      continue;
+    }
+    if (t.kind === 'report') {
+      // A background agent may report after the turn that started it ended: it opens an episode.
+      if (!cur) out.push((cur = { request: t.title || 'A subagent reported back', qa: [], outcome: '', reports: [], files: [] }));
+      cur.reports.push({ text: t.text, ...(t.title ? { title: t.title } : {}) });
       continue;
     }
     if (!cur) continue;
@@ -61,7 +105,7 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       for (const f of t.files ?? []) if (!cur.files.includes(f)) cur.files.push(f);
     }
   }
-  return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0);
+  return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0 || d.reports.length > 0);
 }
 
 function filesLine(files: readonly string[]): string {
@@ -69,18 +113,175 @@ function filesLine(files: readonly string[]): string {
   return `${names.join(', ')}${files.length > MAX_FILES ? ` and ${files.length - MAX_FILES} more` : ''}`;
 }
 
-/** An episode as memory content. */
+/** The first piece of `text` of at most `max` characters, cut at a line or sentence end (else a space). */
+function firstPiece(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const window = text.slice(0, max + 1);
+  let cut = window.lastIndexOf('\n');
+  if (cut < max / 2) cut = Math.max(cut, window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '));
+  if (cut < max / 3) cut = window.lastIndexOf(' ');
+  if (cut < max / 3) cut = max;
+  return text.slice(0, cut + 1);
+}
+
+/** Least room worth starting a section's piece in; with less, the block is closed. */
+const MIN_PIECE = 200;
+
+/**
+ * Head lines, then labelled sections, as blocks of at most MAX_EPISODE characters, each block filled
+ * before the next starts (later blocks headed by `contHead`).
+ */
+function blocksOf(head: readonly string[], sections: readonly { label: string; text: string }[], contHead: string): string[] {
+  const blocks: string[] = [];
+  let block = head.join('\n');
+  for (const x of sections) {
+    let rest = x.text;
+    let first = true;
+    while (rest) {
+      const label = `${x.label}${first ? '' : ' (continued)'}: `;
+      let room = MAX_EPISODE - block.length - 1 - label.length;
+      if (room < Math.min(MIN_PIECE, rest.length)) {
+        blocks.push(block);
+        block = contHead;
+        room = MAX_EPISODE - block.length - 1 - label.length;
+      }
+      const piece = firstPiece(rest, room);
+      block = `${block}\n${label}${piece.trim()}`;
+      rest = rest.slice(piece.length).trim();
+      first = false;
+    }
+  }
+  blocks.push(block);
+  return blocks;
+}
+
+/**
+ * An episode as memory content: one block when it fits in MAX_EPISODE characters, else several,
+ * the first with the request, the Q&A and the files, every later one headed by the request (so each
+ * block says what it is about when found alone). Nothing is cut but the request in later heads.
+ */
+export function episodeBlocks(d: EpisodeDraft): string[] {
+  const verb = d.task ? 'Task' : 'Asked';
+  const head = [`${verb}: ${clip(d.request, MAX_REQUEST)}`, ...d.qa.map((qa) => `Answered: ${clip(qa, MAX_QA)}`)];
+  if (d.files.length > 0) head.push(`Files: ${filesLine(d.files)}`);
+  const sections = d.outcome.trim() ? [{ label: 'Outcome', text: tidy(d.outcome) }] : [];
+  return blocksOf(head, sections, `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
+}
+
+/**
+ * What a subagent reported during the turn, as a record of its own (headed by the request it
+ * served): a long exploration report would otherwise outweigh the turn's own conclusion.
+ */
+export function reportBlocks(d: EpisodeDraft, r: EpisodeReport): string[] {
+  const verb = d.task ? 'Task' : 'Asked';
+  const label = r.title ? `Report (${clip(r.title, MAX_TITLE)})` : 'Report';
+  return blocksOf([`${verb}: ${clip(d.request, MAX_REQUEST_CONTINUED)}`], [{ label, text: tidy(r.text) }], `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
+}
+
+/** The records an episode leaves, each a list of blocks: the turn itself (when it has an outcome or Q&A), then one per report. */
+export function episodeRecords(d: EpisodeDraft): string[][] {
+  const own = d.outcome.trim() || d.qa.length > 0 ? [episodeBlocks(d)] : [];
+  return [...own, ...d.reports.map((r) => reportBlocks(d, r))];
+}
+
+/** An episode as memory content (its first block; see episodeBlocks). */
 export function episodeText(d: EpisodeDraft): string {
-  const parts = [`Asked: ${clip(d.request, MAX_REQUEST)}`];
-  for (const qa of d.qa) parts.push(`Answered: ${clip(qa, MAX_QA)}`);
-  if (d.outcome) parts.push(`Outcome: ${clip(d.outcome, MAX_OUTCOME)}`);
-  if (d.files.length > 0) parts.push(`Files: ${filesLine(d.files)}`);
-  return parts.join('\n');
+  return episodeBlocks(d)[0]!;
+}
+
+/** About `size` characters of `text` around the first word whose term is in `terms`, cut at spaces. */
+function windowAround(text: string, terms: ReadonlySet<string>, size: number): string {
+  let at = 0;
+  for (const m of text.matchAll(/[\p{L}\p{N}_'’-]+/gu)) {
+    if (informativeTerms(m[0]).some((t) => terms.has(t))) {
+      at = m.index;
+      break;
+    }
+  }
+  let from = Math.max(0, Math.min(at - Math.floor(size / 3), text.length - size));
+  if (from > 0) from = text.indexOf(' ', from) + 1 || from;
+  let to = Math.min(text.length, from + size - 2);
+  if (to < text.length) to = text.lastIndexOf(' ', to) > from ? text.lastIndexOf(' ', to) : to;
+  return `${from > 0 ? '…' : ''}${text.slice(from, to).trim()}${to < text.length ? '…' : ''}`;
 }
 
 /** A follow-up folded into an episode: "Then asked: … → …". */
 function followUpText(d: EpisodeDraft): string {
   return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${d.files.length > 0 ? ` (files: ${filesLine(d.files)})` : ''}`;
+}
+
+/**
+ * What recall shows of an episode block: the whole block when short, else the start of its request
+ * and the passages (sentences, lines) holding the query's terms, the rarest in the block first,
+ * each followed by what comes after it (where the answer to a matched heading or question sits),
+ * within `max` characters. The stored block stays whole, for search.
+ */
+export function episodeSnippet(content: string, query: string, max = SNIPPET_CHARS): string {
+  if (collapse(content).length <= max) return collapse(content);
+  const units = content
+    .split('\n')
+    .flatMap((l) => l.split(/(?<=[.!?;])\s+/))
+    .map(collapse)
+    .filter(Boolean);
+  const head = clip(units[0] ?? '', HEAD_CHARS);
+  // Terms compared as the relevance floor compares them ("stored" and "store" alike).
+  const termsOf = (text: string): string[] => informativeTerms(text).map(termForm);
+  const wanted = new Set(termsOf(query));
+  const held = units.map((u, i) => (i === 0 && u.length <= HEAD_CHARS ? new Set<string>() : new Set(termsOf(u).filter((t) => wanted.has(t)))));
+  // A term few passages hold says more about which passage answers than one most of them hold.
+  const df = new Map<string, number>();
+  for (const h of held) for (const t of h) df.set(t, (df.get(t) ?? 0) + 1);
+  const weight = (i: number): number => [...held[i]!].reduce((a, t) => a + 1 / df.get(t)!, 0);
+  const order = units.map((_, i) => i).filter((i) => held[i]!.size > 0);
+  order.sort((a, b) => weight(b) - weight(a) || a - b);
+  let room = max - head.length - 2;
+  const shown = new Map<number, string>();
+  const take = (i: number, text: string): void => {
+    shown.set(i, text);
+    room -= text.length + 3;
+  };
+  // 0. An episode's first block opens with what the turn came to (a summary, the answer): its
+  // first passages, in a third of the room.
+  if (!CONTINUED_HEAD.test(units[0] ?? '')) {
+    let opening = Math.floor(room / 3);
+    for (let j = 1; j < units.length && units[j]!.length + 3 <= opening; j++) {
+      opening -= units[j]!.length + 3;
+      take(j, units[j]!);
+    }
+  }
+  // 1. The matching passages, best first; one longer than the room is cut around its match.
+  for (const i of order) {
+    if (room < 40) break;
+    if (shown.has(i)) continue;
+    if (units[i]!.length + 3 <= room) take(i, units[i]!);
+    else if (shown.size === 0) take(i, windowAround(units[i]!, held[i]!, room - 3));
+  }
+  // 2. What follows each of them, in the room left (the last piece cut to fit).
+  for (const i of [...shown.keys()].sort((a, b) => a - b)) {
+    for (let j = i + 1; j < units.length && room >= 40 && !shown.has(j); j++) {
+      const u = units[j]!;
+      take(j, u.length + 3 <= room ? u : `${u.slice(0, Math.max(0, room - 4)).trimEnd()}…`);
+    }
+  }
+  let out = joinShown(head, shown);
+  if (out.length > max) out = `${out.slice(0, max - 1).trimEnd()}…`;
+  return out;
+}
+
+/** The head, then the shown passages in order, "…" where passages were skipped. */
+function joinShown(head: string, shown: ReadonlyMap<number, string>): string {
+  let out = head;
+  let prev = 0;
+  for (const i of [...shown.keys()].sort((a, b) => a - b)) {
+    out += i === prev + 1 ? ` ${shown.get(i)}` : ` … ${shown.get(i)}`;
+    prev = i;
+  }
+  return out;
+}
+
+/** An episode record holding what a subagent reported. */
+export function isReport(row: Pick<VersionRow, 'metadata'>): boolean {
+  return isEpisode(row) && (row.metadata as Record<string, unknown>).report === true;
 }
 
 export function isEpisode(row: Pick<VersionRow, 'metadata'>): boolean {
@@ -95,9 +296,9 @@ export interface EpisodeScope {
 }
 
 /**
- * Store the episodes of flushed turns: new ones added, short follow-ups folded into the session's
- * latest episode, an episode already stored (the same turns replayed) left alone; then the
- * repository's oldest episodes beyond EPISODES_PER_REPO forgotten. Returns episodes written.
+ * Store the episodes of flushed turns: new ones added (a block each), short follow-ups folded into
+ * the session's latest episode, an episode already stored (the same turns replayed) left alone;
+ * then the repository's oldest blocks beyond EPISODE_BLOCKS_PER_REPO forgotten. Returns blocks written.
  */
 export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[], scope: EpisodeScope): Promise<number> {
   const drafts = episodeDrafts(turns);
@@ -105,41 +306,56 @@ export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[
   const mineFilter = { run_id: scope.run_id, category: 'note' as const, metadata: { ...EPISODE_META } };
   const existing = (await engine.list({ filter: mineFilter, limit: 200 })).results;
   const seen = new Set(existing.map((r) => r.content));
+  // An episode that follow-ups were folded into starts with the block it was stored as.
+  for (const r of existing) {
+    const at = r.content.indexOf('\nThen asked: ');
+    if (at > 0) seen.add(r.content.slice(0, at));
+  }
   let latest: VersionRow | null = existing[0] ?? null;
   let written = 0;
   for (const d of drafts) {
-    const text = episodeText(d);
+    const records = episodeRecords(d);
     const follow = followUpText(d);
-    if (seen.has(text) || (latest && latest.content.includes(follow))) continue;
-    const short = d.request.trim().length <= FOLLOW_UP_CHARS && d.qa.length === 0;
+    if (records.length === 0 || records.every((blocks) => seen.has(blocks[0]!)) || (latest && latest.content.includes(follow))) continue;
+    const short = d.request.trim().length <= FOLLOW_UP_CHARS && d.qa.length === 0 && d.reports.length === 0 && !d.task;
     if (short && latest && latest.content.length + follow.length + 1 <= MAX_EPISODE) {
       const rows = await engine.update(latest.memory_id, { content: `${latest.content}\n${follow}` });
       latest = rows[rows.length - 1] ?? latest;
       written++;
       continue;
     }
-    const [row] = await engine.add({
-      content: text.slice(0, MAX_EPISODE),
-      user_id: scope.user_id,
-      owner_id: scope.user_id,
-      run_id: scope.run_id,
-      space: 'project',
-      repo: scope.repo,
-      dir: scope.dir,
-      category: 'note',
-      source: { kind: 'capture', session_id: scope.run_id },
-      metadata: { ...EPISODE_META },
-    });
-    seen.add(text);
-    latest = row ?? latest;
-    written++;
+    const turn = contentHash(`${scope.run_id}\u0000${records[0]![0]}`).slice(0, 16);
+    const own = d.outcome.trim() !== '' || d.qa.length > 0;
+    for (const [r, blocks] of records.entries()) {
+      if (seen.has(blocks[0]!)) continue;
+      const isReport = r > 0 || !own;
+      // A record of several blocks is stored as one text's blocks (recall shows one of them).
+      const rows = await engine.add({
+        content: blocks.join('\n'),
+        ...(blocks.length > 1 ? { parts: blocks } : {}),
+        user_id: scope.user_id,
+        owner_id: scope.user_id,
+        run_id: scope.run_id,
+        space: 'project',
+        repo: scope.repo,
+        dir: scope.dir,
+        category: 'note',
+        source: { kind: 'capture', session_id: scope.run_id },
+        // The turn's records (its own, its reports) share their request: one text to the relevance floor.
+        metadata: { ...EPISODE_META, ...(records.length > 1 ? { turn } : {}), ...(isReport ? { report: true } : {}) },
+      });
+      for (const b of blocks) seen.add(b);
+      // A follow-up folds into the turn's own record (its request and outcome).
+      if (!isReport) latest = rows[0] ?? latest;
+      written += rows.length;
+    }
   }
   await ageEpisodes(engine, scope.repo);
   return written;
 }
 
-/** Forget a repository's oldest episodes beyond EPISODES_PER_REPO. */
-export async function ageEpisodes(engine: MemoryEngine, repo: string | null, keep = EPISODES_PER_REPO): Promise<number> {
+/** Forget a repository's oldest episode blocks beyond EPISODE_BLOCKS_PER_REPO. */
+export async function ageEpisodes(engine: MemoryEngine, repo: string | null, keep = EPISODE_BLOCKS_PER_REPO): Promise<number> {
   const filter = { repo, category: 'note' as const, metadata: { ...EPISODE_META } };
   const count = await engine.count(filter);
   if (count <= keep) return 0;
@@ -155,11 +371,34 @@ export async function ageEpisodes(engine: MemoryEngine, repo: string | null, kee
   return old.length;
 }
 
-/** Hits reweighted so extracted facts outrank episodes, and at most `maxEpisodes` episodes kept. */
+/**
+ * The turn an episode record belongs to, for the relevance floor: a turn's records (its outcome,
+ * each report) share their request, so they are one text there; any other memory is its own.
+ */
+export function turnOf(row: VersionRow): string {
+  const turn = (row.metadata as Record<string, unknown> | null | undefined)?.turn;
+  return typeof turn === 'string' && isEpisode(row) ? `turn:${turn}` : (row.block?.group_id ?? row.memory_id);
+}
+
+/** The episode record a block belongs to (its own id when it is the record's only block). */
+export function episodeOf(row: Pick<VersionRow, 'block' | 'memory_id'>): string {
+  return row.block?.group_id ?? row.memory_id;
+}
+
+/**
+ * Hits reweighted so extracted facts outrank episodes, one block per episode (its best), and at
+ * most `maxEpisodes` episodes kept.
+ */
 export function weighEpisodes<T extends { row: VersionRow; score: number }>(hits: readonly T[], maxEpisodes = Number.POSITIVE_INFINITY): T[] {
-  let episodes = 0;
+  const shown = new Set<string>();
   return hits
-    .map((h) => (isEpisode(h.row) ? { ...h, score: h.score * EPISODE_WEIGHT } : h))
+    .map((h) => (isEpisode(h.row) ? { ...h, score: h.score * EPISODE_WEIGHT * (isReport(h.row) ? REPORT_WEIGHT : 1) } : h))
     .sort((a, b) => b.score - a.score)
-    .filter((h) => !isEpisode(h.row) || ++episodes <= maxEpisodes);
+    .filter((h) => {
+      if (!isEpisode(h.row)) return true;
+      const id = episodeOf(h.row);
+      if (shown.has(id) || shown.size >= maxEpisodes) return false;
+      shown.add(id);
+      return true;
+    });
 }

@@ -6,7 +6,7 @@
  */
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
-import { readTranscript, type Turn } from './transcript.js';
+import { notificationReport, readTranscript, TASK_NOTIFICATION, type Turn } from './transcript.js';
 import { recordEpisodes } from './episodes.js';
 import type { JournalEntry } from './journal.js';
 
@@ -32,8 +32,14 @@ export function journalTurns(entries: readonly JournalEntry[]): Turn[] {
   const turns: Turn[] = [];
   for (const e of entries) {
     const p = e.p;
-    if (e.e === 'UserPromptSubmit' && typeof p.prompt === 'string') turns.push({ uuid: null, role: 'user', text: p.prompt });
-    else if ((e.e === 'Stop' || e.e === 'SubagentStop') && typeof p.message === 'string') turns.push({ uuid: null, role: 'assistant', text: p.message });
+    if (e.e === 'UserPromptSubmit' && typeof p.prompt === 'string') {
+      // A background task's notification is Claude Code talking, not the user.
+      const note = notificationReport(p.prompt);
+      if (note) turns.push({ uuid: null, role: 'tool', tool: 'Task', kind: 'report', text: note.text, ...(note.title ? { title: note.title } : {}) });
+      else if (!TASK_NOTIFICATION.test(p.prompt)) turns.push({ uuid: null, role: 'user', text: p.prompt });
+    } else if (e.e === 'Stop' && typeof p.message === 'string') turns.push({ uuid: null, role: 'assistant', text: p.message });
+    // A subagent's last message is its report to the parent agent, not the assistant's words.
+    else if (e.e === 'SubagentStop' && typeof p.message === 'string' && typeof p.agent_transcript_path !== 'string') turns.push({ uuid: null, role: 'tool', tool: 'Task', kind: 'report', text: p.message });
     else if (e.e === 'PostToolUseFailure' && typeof p.error === 'string') {
       turns.push({ uuid: null, role: 'tool', text: `${typeof p.input === 'string' ? `${p.input}\n` : ''}${p.error}`, ok: false, ...(typeof p.tool === 'string' ? { tool: p.tool } : {}) });
     } else if (e.e === 'PostToolUse' && typeof p.output === 'string') {
@@ -47,6 +53,16 @@ export function journalTurns(entries: readonly JournalEntry[]): Turn[] {
 export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[]): Turn[] {
   const seen = new Set(transcript.map((t) => contentHash(t.text)));
   return [...transcript, ...journal.filter((t) => !seen.has(contentHash(t.text)))];
+}
+
+/**
+ * The transcripts of the subagents that stopped (SubagentStop's agent_transcript_path), read whole:
+ * each one's task, its work and its report, after the session's own turns. A report the session's
+ * transcript also holds (the Task tool's result) is then left to the subagent's turns.
+ */
+export function subagentTurns(entries: readonly JournalEntry[]): Turn[] {
+  const files = [...new Set(entries.filter((e) => e.e === 'SubagentStop' && typeof e.p.agent_transcript_path === 'string').map((e) => e.p.agent_transcript_path as string))];
+  return files.flatMap((f) => readTranscript(f, 0, { agent: true }).turns);
 }
 
 /** Read the transcript ahead of the flushed cursor into the session's buffer. */
@@ -65,7 +81,10 @@ export function readAhead(s: LiveSession): void {
 export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<FlushResult> {
   if (deps.readTranscript !== false) readAhead(s);
   const pending = [...s.pending];
-  const turns = mergeTurns(s.buffered, journalTurns(pending));
+  const agents = deps.readTranscript !== false ? subagentTurns(pending) : [];
+  const agentText = new Set(agents.filter((t) => t.role === 'assistant').map((t) => contentHash(t.text)));
+  const own = mergeTurns(s.buffered, journalTurns(pending)).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
+  const turns = [...own, ...agents];
   // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
   const clean: Turn[] = turns.map((t) => ({ ...t, text: redact(t.text).text }));
   const extractTurns: ExtractTurn[] = clean.map((t) => ({

@@ -9,7 +9,7 @@
 import { assembleContext, repoScope, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
 import type { SeenMemories } from './recall-seen.js';
 import type { RepoInfo } from './repo.js';
-import { isEpisode, MAX_EPISODES_INJECTED, weighEpisodes } from './episodes.js';
+import { episodeSnippet, isEpisode, MAX_EPISODES_INJECTED, SNIPPET_CHARS, turnOf, weighEpisodes } from './episodes.js';
 
 export interface RecallRequest {
   event: 'SessionStart' | 'UserPromptSubmit';
@@ -33,6 +33,23 @@ export interface RecallOptions {
   maxChars?: number;
 }
 
+/**
+ * A memory the capture pipeline extracted is shown in a session's opening block (every session of
+ * the repository, unasked) only when it is confident: stated by the user at this confidence, or by
+ * the assistant, the compaction summary or a tool at OPENING_MIN_CONFIDENCE_NOT_USER. The others
+ * still answer the prompts they are relevant to. What a person stored (remember, the API) is always shown.
+ */
+export const OPENING_MIN_CONFIDENCE = 0.7;
+export const OPENING_MIN_CONFIDENCE_NOT_USER = 0.8;
+
+export function opensSessions(row: Pick<VersionRow, 'source' | 'metadata'>): boolean {
+  if (row.source?.kind !== 'capture') return true;
+  const meta = (row.metadata ?? {}) as Record<string, unknown>;
+  const confidence = typeof meta.confidence === 'number' ? meta.confidence : 0;
+  const byUser = meta.speaker === undefined || meta.speaker === 'user';
+  return confidence >= (byUser ? OPENING_MIN_CONFIDENCE : OPENING_MIN_CONFIDENCE_NOT_USER);
+}
+
 const PRIORITY: Record<string, number> = { constraint: 1, decision: 0.95, convention: 0.9, preference: 0.85, context: 0.7, fact: 0.7, note: 0.5 };
 
 function item(row: VersionRow, score: number): ContextSection['items'][number] {
@@ -51,7 +68,8 @@ export async function recall(engine: MemoryEngine, req: RecallRequest, opts: Rec
   const offered: VersionRow[] = [];
   const out = await recallFresh(engine, req, opts, (row) => {
     if (seen.has(row.memory_id)) return false;
-    offered.push(row);
+    // An episode is shown as a snippet (recallFresh): that is the text to find in the block.
+    offered.push(isEpisode(row) && req.event === 'UserPromptSubmit' ? { ...row, content: episodeSnippet(row.content, (req.prompt ?? '').trim()) } : row);
     return true;
   });
   seen.markShown(out.text, offered);
@@ -72,13 +90,14 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
       engine.list({ filter: personalFilter, limit: 20 }),
     ]);
     // Episodes are for questions (prompt recall), not for the session's opening summary.
-    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r) && fresh(r));
+    // Only confident memories open every session (opensSessions): junk shown there multiplies.
+    const projectRows = project.results.filter((r) => r.run_id !== req.session_id && !isEpisode(r) && opensSessions(r) && fresh(r));
     // The most recent earlier session in this repo: its memories, newest first.
     const lastRun = projectRows.find((r) => r.run_id)?.run_id ?? null;
     const recent = lastRun ? projectRows.filter((r) => r.run_id === lastRun).slice(0, 5) : [];
     const recentIds = new Set(recent.map((r) => r.memory_id));
     sections.push({ title: `Project${repo ? ` (${repo})` : ''}`, items: byPriority(projectRows.filter((r) => !recentIds.has(r.memory_id))).map((x) => item(x.row, x.score)) });
-    sections.push({ title: 'Personal', items: byPriority(personal.results.filter(fresh)).map((x) => item(x.row, x.score)) });
+    sections.push({ title: 'Personal', items: byPriority(personal.results.filter((r) => opensSessions(r) && fresh(r))).map((x) => item(x.row, x.score)) });
     if (recent.length > 0) sections.push({ title: 'Last session here', items: recent.map((r, i) => item(r, 0.9 - i * 0.05)) });
     return assembleContext(sections, { maxTokens: opts.maxTokens, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
   }
@@ -86,7 +105,7 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
   const prompt = (req.prompt ?? '').trim();
   if (prompt.length < 3) return { text: '', count: 0 };
   const alternatives = [projectFilter, personalFilter, sessionFilter].filter((f): f is MemoryFilter => f !== null);
-  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25, relevance: true, ...(opts.textOnly ? { mode: 'text' as const } : {}) });
+  const out = await engine.search({ query: prompt.slice(0, 2000), filter: { any_of: alternatives }, top_k: opts.topK ?? 12, threshold: opts.minScore ?? 0.25, relevance: true, textOf: turnOf, ...(opts.textOnly ? { mode: 'text' as const } : {}) });
   const project: ContextSection = { title: `Project${repo ? ` (${repo})` : ''}`, items: [] };
   const personal: ContextSection = { title: 'Personal', items: [] };
   const session: ContextSection = { title: 'This session', items: [] };
@@ -94,7 +113,9 @@ async function recallFresh(engine: MemoryEngine, req: RecallRequest, opts: Recal
     const r = hit.row;
     if (!fresh(r)) continue;
     const target = req.session_id && r.run_id === req.session_id ? session : r.space === 'personal' ? personal : project;
-    target.items.push(item(r, hit.score));
+    // An episode block is searched whole; the agent is shown its request and the passage that matches.
+    target.items.push(item(isEpisode(r) ? { ...r, content: episodeSnippet(r.content, prompt) } : r, hit.score));
   }
-  return assembleContext([project, personal, session], { maxTokens: opts.maxTokens, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
+  // An episode's snippet is up to SNIPPET_CHARS long: items may be that long here.
+  return assembleContext([project, personal, session], { maxTokens: opts.maxTokens, maxItemChars: SNIPPET_CHARS, ...(opts.maxChars ? { maxChars: opts.maxChars } : {}) });
 }

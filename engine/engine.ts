@@ -68,6 +68,12 @@ export interface AddInput {
   /** When the fact starts to hold. @default now */
   valid_from?: number | undefined;
   valid_to?: number | null | undefined;
+  /**
+   * `content` already cut into blocks by the caller, in order (each at most max_content_chars):
+   * stored as the blocks of one group, as a text too long for one memory would be. Their
+   * concatenation stands for `content`.
+   */
+  parts?: readonly string[] | undefined;
 }
 
 /** Rows checked and appended per store call during an import. */
@@ -118,6 +124,11 @@ export interface SearchInput extends ScopeContext {
    * RELEVANCE_FLOOR. For what is shown unasked or acted on. @default false
    */
   relevance?: boolean | RelevanceFloor | undefined;
+  /**
+   * Which candidates are one text for the relevance floor (how rare a term is, which candidate
+   * leads: relevance.ts): rows with the same key count once. @default the row's block group, else the row
+   */
+  textOf?: ((row: VersionRow) => string) | undefined;
   /**
    * The query is being typed: its last word (no space after it) also matches as a prefix, so
    * "postg" finds "postgres" (full-text channel; text/complete.ts). @default false
@@ -324,7 +335,9 @@ export class MemoryEngine {
     const metadata = redactValue(checkMetadata(input.metadata, this.maxMetaBytes)) as Metadata;
     if (!input.user_id) throw new EngineError('VALIDATION', 'user_id is required', { field: 'user_id' });
     if (input.memory_id !== undefined && !isUuid(input.memory_id)) throw new EngineError('VALIDATION', 'memory_id must be a UUID', { field: 'memory_id' });
-    const blocks = splitBlocks(content, this.maxChars);
+    const blocks = input.parts && input.parts.length > 0 ? input.parts.map((part) => this.checkContent(part)) : splitBlocks(content, this.maxChars);
+    const tooLong = blocks.find((b) => b.length > this.maxChars);
+    if (tooLong !== undefined) throw new EngineError('CONTENT_TOO_LARGE', `a block is ${tooLong.length} characters; a memory block holds at most ${this.maxChars}`, { field: 'parts' });
     const groupId = blocks.length > 1 ? uuidv7() : null;
     const results = await Promise.all(
       blocks.map((text, index) =>
@@ -831,7 +844,7 @@ export class MemoryEngine {
     // below-threshold entry could hide also scores below the threshold.
     const floor = input.relevance === true ? RELEVANCE_FLOOR : input.relevance || null;
     // The floor reads every candidate (how many hold a query term tells how common it is).
-    const relevant = floor ? relevantCandidates(input.query, ranked.map((r) => ({ content: r.row.content, score: r.score })), floor) : null;
+    const relevant = floor ? relevantCandidates(input.query, ranked.map((r) => ({ content: r.row.content, score: r.score, group: input.textOf ? input.textOf(r.row) : (r.row.block?.group_id ?? r.row.memory_id) })), floor) : null;
     const results = collapseDuplicates(
       ranked.filter((r, i) => r.score >= threshold && r.score > 0 && (!relevant || relevant[i])),
       topK,

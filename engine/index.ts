@@ -1,6 +1,6 @@
 /** Public surface of the engine. Other folders import only from this file. */
 export { MemoryEngine, encodeCursor, decodeCursor } from './engine.js';
-export { RELEVANCE_FLOOR, relevance, isRelevant, relevantCandidates, informativeTerms, type RelevanceFloor, type Relevance } from './search/relevance.js';
+export { RELEVANCE_FLOOR, relevance, isRelevant, relevantCandidates, informativeTerms, form as termForm, type RelevanceFloor, type Relevance } from './search/relevance.js';
 export type { EngineOptions, AddInput, PatchInput, SearchInput, SearchHit, SearchOutput, ListInput, EngineStatus, ChangeListener, PurgeListener } from './engine.js';
 export { currentRows, deriveHistory, rowsAsOf, validAt, representative, transactions } from './bitemporal.js';
 export type { PlannedRow } from './bitemporal.js';

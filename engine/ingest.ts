@@ -78,7 +78,7 @@ export async function ingest(engine: MemoryEngine, candidates: readonly Candidat
       dir: c.space === 'personal' ? null : (base.dir ?? null),
       category: c.category,
       source: base.source,
-      metadata: { ...(base.metadata ?? {}), confidence: Math.round(c.confidence * 100) / 100, ...(c.subject ? { subject: c.subject } : {}) },
+      metadata: { ...(base.metadata ?? {}), confidence: Math.round(c.confidence * 100) / 100, speaker: c.role, ...(c.subject ? { subject: c.subject } : {}) },
     });
     out.push({ memory_id: row!.memory_id, content: row!.content, event: 'ADD', category: row!.category, space: row!.space });
   }

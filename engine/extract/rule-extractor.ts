@@ -93,8 +93,36 @@ const PERSONAL_MIN_CONFIDENCE = 0.7;
 /** A following sentence that gives the reason belongs to the memory it explains. */
 const REASON_START = /^(?:because|since|that's because|this is because|the reason is|reason:)/i;
 
+/** A value a statement pins: a version ("1.24.0", "v20") or a code span ("`pnpm`"). */
+const PINNED_VALUE = /`([^`\n]{2,40})`|\bv?(\d+\.\d+(?:\.\d+)*)\b/g;
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Whether `later` (what the session said after a statement) changes `value` away: "1.24.0 → 1.21",
+ * "from 1.24.0 to 1.21", "changed go 1.24.0 …", "replaced `npm` with …", "instead of `npm`".
+ */
+export function changedLater(value: string, later: string): boolean {
+  const v = escapeRe(value);
+  const away = new RegExp(
+    `(?:^|[^\\w.])${v}\`?\\s*(?:→|->|=>|⇒)|\\bfrom\\s+\`?${v}\`?\\s+to\\b|\\b(?:changed|replaced|lowered|raised|bumped|downgraded|upgraded|reverted|removed|dropped|switched)\\b[^.\\n]{0,60}?(?:^|[^\\w.])\`?${v}(?![\\w.])|\\binstead of\\s+\`?${v}(?![\\w.])`,
+    'i',
+  );
+  return away.test(later);
+}
+
+/** The values a statement pins that the session changed afterwards (the statement no longer holds). */
+function reversedValues(content: string, later: string): string[] {
+  const values = [...content.matchAll(PINNED_VALUE)].map((m) => m[1] ?? m[2]!).filter(Boolean);
+  return values.filter((v) => changedLater(v, later));
+}
+
 interface Draft {
   content: string;
+  /** What the session said after this statement (the rest of its turn, the turns after it). */
+  later?: string;
   role: ExtractTurn['role'];
   scores: Map<Category, number>;
   best: Category;
@@ -117,7 +145,11 @@ export class RuleExtractor implements Extractor {
   async extract(turns: readonly ExtractTurn[]): Promise<Candidate[]> {
     const drafts: Draft[] = [];
     let lastAssistant = '';
-    for (const turn of turns) {
+    for (const [ti, turn] of turns.entries()) {
+      // A parent agent's task for a subagent is not the user's words, and a subagent's report is
+      // findings for the task at hand: both stay in the episode, searchable, never a memory.
+      if (turn.kind === 'task' || turn.kind === 'report') continue;
+      const from = drafts.length;
       if (turn.role === 'tool') {
         for (const f of toolFacts(turn)) {
           drafts.push({ content: f.content, role: 'tool', scores: new Map([[f.category, f.confidence]]), best: f.category, personalCue: false, personalOk: false });
@@ -131,6 +163,15 @@ export class RuleExtractor implements Extractor {
         lastAssistant = turn.text;
       }
       drafts.push(...proseDrafts(turn));
+      // What follows each statement: the rest of its turn, then every later turn of the batch.
+      const rest = turns
+        .slice(ti + 1)
+        .map((t) => t.text)
+        .join('\n');
+      for (const d of drafts.slice(from)) {
+        const at = turn.text.indexOf(d.content.slice(0, 40));
+        d.later = `${at >= 0 ? turn.text.slice(at + Math.min(40, d.content.length)) : ''}\n${rest}`;
+      }
     }
     await this.blend(drafts);
 
@@ -139,6 +180,8 @@ export class RuleExtractor implements Extractor {
     for (const d of drafts) {
       const confidence = Math.round((d.scores.get(d.best) ?? 0) * 1000) / 1000;
       if (confidence < this.minConfidence) continue;
+      // Reversed later in the session ("requires go 1.24.0" … "changed go 1.24.0 → 1.21"): no longer true.
+      if (d.later && reversedValues(d.content, d.later).length > 0) continue;
       const candidate: Candidate = {
         content: d.content,
         category: d.best,

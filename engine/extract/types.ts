@@ -15,9 +15,11 @@ export interface ExtractTurn {
   ok?: boolean;
   /**
    * A typed `prompt`, an `answer` to a question the assistant asked (question → answer), or the
-   * `summary` Claude Code wrote when it compacted the conversation. Absent: an ordinary message.
+   * `summary` Claude Code wrote when it compacted the conversation, the parent agent's `task` for
+   * a subagent (a user turn whose words are not the user's), a subagent's `report` back (a tool
+   * turn). Absent: an ordinary message.
    */
-  kind?: 'prompt' | 'answer' | 'summary';
+  kind?: 'prompt' | 'answer' | 'summary' | 'task' | 'report';
 }
 
 export interface Candidate {

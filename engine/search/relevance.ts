@@ -61,7 +61,7 @@ export function informativeTerms(text: string): string[] {
  * stemmer turns "stored" and "storing" into "stor" but leaves "store" (likewise "decided" /
  * "decide", "used" / "use"), so coverage compares terms with a final e dropped.
  */
-function form(term: string): string {
+export function form(term: string): string {
   return term.length > 4 && term.endsWith('e') ? term.slice(0, -1) : term;
 }
 
@@ -101,6 +101,11 @@ export const LEAD_RATIO = 2;
 export interface ScoredText {
   content: string;
   score: number;
+  /**
+   * The text it is a block of (BlockLink.group_id; its own id when whole): the blocks of one text
+   * count as one candidate for how rare a term is and for the lead. @default each candidate its own
+   */
+  group?: string;
 }
 
 /**
@@ -119,13 +124,26 @@ export function relevantCandidates(query: string, candidates: readonly ScoredTex
   const top = candidates[0];
   // Only a lookup ("which linters do we run", "postgres?"), never a request ("please store this thing").
   if (!top || out[0] || !isQuestion(query)) return out;
-  if (top.score < LEAD_RATIO * (candidates[1]?.score ?? 0)) return out;
+  // Blocks of one text are one candidate: the lead is over the next other text, and a term's
+  // rarity counts texts, not blocks.
+  const groupOf = (c: ScoredText, i: number): string => c.group ?? `#${i}`;
+  const topGroup = groupOf(top, 0);
+  const next = candidates.find((c, i) => groupOf(c, i) !== topGroup);
+  if (top.score < LEAD_RATIO * (next?.score ?? 0)) return out;
   const q = [...new Set(informativeTerms(query).map(form))];
-  const held = candidates.map((c) => new Set([...termSet(c.content)].map(form)));
+  const texts = new Map<string, Set<string>>();
+  candidates.forEach((c, i) => {
+    const g = groupOf(c, i);
+    const set = texts.get(g) ?? new Set<string>();
+    for (const t of termSet(c.content)) set.add(form(t));
+    texts.set(g, set);
+  });
+  const held = [...texts.values()];
   const df = new Map(q.map((t) => [t, held.filter((h) => h.has(t)).length] as const));
-  const weight = (t: string): number => bm25Idf(candidates.length, df.get(t)!);
+  const weight = (t: string): number => bm25Idf(texts.size, df.get(t)!);
   const present = q.filter((t) => df.get(t)! > 0);
-  const matched = present.filter((t) => held[0]!.has(t));
+  const mine = new Set([...termSet(top.content)].map(form));
+  const matched = present.filter((t) => mine.has(t));
   if (!matched.some((t) => df.get(t)! <= RARE_TERM_CANDIDATES)) return out;
   const total = present.reduce((a, t) => a + weight(t), 0);
   out[0] = total > 0 && matched.reduce((a, t) => a + weight(t), 0) / total >= MIN_WEIGHTED_COVERAGE;

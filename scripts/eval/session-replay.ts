@@ -40,6 +40,11 @@ export interface Labels {
    * reported apart, as "held out (newest)". Labels committed before any evaluation read the file.
    */
   newest?: boolean;
+  /**
+   * The set this fixture is reported in, as a column of its own named after it ("blind-1"). It
+   * takes precedence over the flags above, which name the older sets (tuned, holdout, unseen, newest).
+   */
+  set?: string;
   /** Name of the repository the session worked in (sessions of one project share it). */
   repo: string;
   facts: LabelFact[];
@@ -57,7 +62,8 @@ export interface Fixture {
   started: string;
 }
 
-export type Step = { append: string[] } | { hook: string; payload: Record<string, unknown> };
+/** Lines to append to the session's transcript (or, `to`, to another file: a subagent's), or a hook to fire. */
+export type Step = { append: string[]; to?: string } | { hook: string; payload: Record<string, unknown> };
 
 
 export const FIXTURE_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'test', 'fixtures', 'transcripts');
@@ -98,12 +104,70 @@ function lastText(e: RawEntry): string | null {
   return t || null;
 }
 
+/** A subagent's own transcript: every message line is a sidechain. */
+export function isAgentTranscript(lines: readonly string[]): boolean {
+  const msgs = lines.map(safeParse).filter((e): e is RawEntry => e !== null && (e.type === 'user' || e.type === 'assistant'));
+  return msgs.length > 0 && msgs.every((e) => e.isSidechain === true);
+}
+
+/**
+ * A subagent's transcript as Claude Code writes and announces it: the parent session starts, the
+ * subagent's lines go to `<session>/subagents/agent-<id>.jsonl` beside the parent's transcript
+ * (which stays empty here: the fixture has only the subagent's side), its tool calls fire PostToolUse
+ * in the parent's session, and SubagentStop names its transcript (agent_transcript_path).
+ */
+function agentSteps(lines: readonly string[], base: { session_id: string; cwd: string; transcript_path: string }): Step[] {
+  const entries = lines.map(safeParse);
+  const agentId = entries.map((e) => (e as { agentId?: unknown } | null)?.agentId).find((v): v is string => typeof v === 'string') ?? 'subagent';
+  const file = path.join(path.dirname(base.transcript_path), path.basename(base.transcript_path, '.jsonl'), 'subagents', `agent-${agentId}.jsonl`);
+  const steps: Step[] = [{ hook: 'SessionStart', payload: { ...base, hook_event_name: 'SessionStart', source: 'startup' } }];
+  const tools = new Map<string, { name: string; input: unknown }>();
+  let pending: string[] = [];
+  let last: string | null = null;
+  const flushLines = (): void => {
+    if (pending.length > 0) steps.push({ append: pending, to: file });
+    pending = [];
+  };
+  lines.forEach((line, i) => {
+    pending.push(line);
+    const e = entries[i];
+    const content = e?.message?.content;
+    if (!e || !Array.isArray(content)) return;
+    if (e.type === 'assistant') {
+      const t = content.filter((b: { type?: string }) => b?.type === 'text').map((b: { text?: string }) => b.text ?? '').join('\n').trim();
+      if (t) last = t;
+      for (const b of content as { type?: string; id?: string; name?: string; input?: unknown }[]) if (b?.type === 'tool_use' && b.id && b.name) tools.set(b.id, { name: b.name, input: b.input });
+    }
+    if (e.type === 'user') steps.push(...toolEvents(content, tools, base, flushLines));
+  });
+  flushLines();
+  steps.push({ hook: 'SubagentStop', payload: { ...base, hook_event_name: 'SubagentStop', stop_hook_active: false, agent_id: agentId, agent_transcript_path: file, ...(last ? { last_assistant_message: last } : {}) } });
+  steps.push({ hook: 'SessionEnd', payload: { ...base, hook_event_name: 'SessionEnd', reason: 'other' } });
+  return steps;
+}
+
+/** PostToolUse / PostToolUseFailure for the tool results of one user line (the lines before them appended first). */
+function toolEvents(content: unknown[], tools: ReadonlyMap<string, { name: string; input: unknown }>, base: Record<string, unknown>, flushLines: () => void): Step[] {
+  const steps: Step[] = [];
+  for (const b of content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]) {
+    if (b?.type !== 'tool_result') continue;
+    const call = b.tool_use_id ? tools.get(b.tool_use_id) : undefined;
+    if (!call) continue;
+    flushLines();
+    const event = b.is_error ? 'PostToolUseFailure' : 'PostToolUse';
+    const out = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
+    steps.push({ hook: event, payload: { ...base, hook_event_name: event, tool_name: call.name, tool_input: call.input, ...(b.is_error ? { error: out } : { tool_response: out }) } });
+  }
+  return steps;
+}
+
 /**
  * The hook events of a session, interleaved with its transcript lines. `base` is what every
  * payload carries (session_id, cwd, transcript_path).
  */
 export function replaySteps(text: string, base: { session_id: string; cwd: string; transcript_path: string }): Step[] {
   const lines = text.split('\n').filter((l) => l.trim());
+  if (isAgentTranscript(lines)) return agentSteps(lines, base);
   const steps: Step[] = [{ hook: 'SessionStart', payload: { ...base, hook_event_name: 'SessionStart', source: 'startup' } }];
   const tools = new Map<string, { name: string; input: unknown }>();
   let pending: string[] = [];
@@ -140,17 +204,7 @@ export function replaySteps(text: string, base: { session_id: string; cwd: strin
     if (e.type === 'assistant' && Array.isArray(content)) {
       for (const b of content as { type?: string; id?: string; name?: string; input?: unknown }[]) if (b?.type === 'tool_use' && b.id && b.name) tools.set(b.id, { name: b.name, input: b.input });
     }
-    if (e.type === 'user' && !e.isSidechain && Array.isArray(content)) {
-      for (const b of content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]) {
-        if (b?.type !== 'tool_result') continue;
-        const call = b.tool_use_id ? tools.get(b.tool_use_id) : undefined;
-        if (!call) continue;
-        flushLines();
-        const event = b.is_error ? 'PostToolUseFailure' : 'PostToolUse';
-        const out = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
-        steps.push({ hook: event, payload: { ...base, hook_event_name: event, tool_name: call.name, tool_input: call.input, ...(b.is_error ? { error: out } : { tool_response: out }) } });
-      }
-    }
+    if (e.type === 'user' && !e.isSidechain && Array.isArray(content)) steps.push(...toolEvents(content, tools, base, flushLines));
   });
   stop();
   flushLines();

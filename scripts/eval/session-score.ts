@@ -86,10 +86,20 @@ export function injectedItems(context: string): { category: string; content: str
   return out;
 }
 
-/** The stored memory an injected item shows (content is whitespace-collapsed and may be clipped). */
+/**
+ * The stored memory an injected item shows (content is whitespace-collapsed and may be clipped, or
+ * a snippet of it: pieces joined by "…", each of which the memory holds, the first at its start).
+ */
 export function sourceOf(item: { content: string }, memories: readonly StoredMemory[]): StoredMemory | null {
   const head = norm(item.content).replace(/…$/, '').slice(0, 120);
-  return memories.find((m) => norm(m.content).startsWith(head)) ?? null;
+  const exact = memories.find((m) => norm(m.content).startsWith(head));
+  if (exact) return exact;
+  const parts = norm(item.content)
+    .split('…')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+  if (parts.length < 2) return null;
+  return memories.find((m) => { const c = norm(m.content); return c.startsWith(parts[0]!) && parts.every((p) => c.includes(p)); }) ?? null;
 }
 
 /**

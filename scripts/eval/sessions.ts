@@ -15,7 +15,7 @@
  *    looked at while tuning the rules) are reported separately.
  *
  *   npm run eval:sessions                      all fixtures; writes the `sessions` section of BENCHMARKS.md
- *   options: --fixtures a,b  --sets tuned,holdout,unseen  --quick (the small fixtures)  --no-write  --json
+ *   options: --fixtures a,b  --sets tuned,holdout,unseen,newest,<a labels file's "set">  --quick (the small fixtures)  --no-write  --json  --keep DIR (copy the replayed data dir there)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { cli } from '../../test/helpers/daemon.js';
 import { pluginUser } from '../../test/helpers/plugin.js';
 import { tempDir } from '../../test/helpers/tmp.js';
 import { table, writeBenchSection } from '../bench/markdown.js';
-import { loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
+import { isAgentTranscript, loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
 import { containsAll, emptyScores, injectedItems, isJunk, isOneOff, matchesAFact, pct, statesFact, type Injected, type SetScores, type StoredMemory } from './session-score.js';
 import { census } from './transcript-census.js';
 
@@ -36,16 +36,35 @@ import { census } from './transcript-census.js';
 export const QUICK_FIXTURES = ['vsla-2cba43de', 'vsla-069508a5', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix', 'reliability-stop-hook-reflection-first-stop'];
 
 /**
- * The fixture sets reported apart: tuned on, held out, held out and added after the first tuning
- * ("new", whose misses were then studied), held out and added after the second ("newest").
+ * The fixture sets reported apart. A labels file names its set in `set` ("blind-1" → a column of
+ * its own, named after it); the older files carry flags instead, mapped to today's set names: tuned
+ * on, held out, held out and added after the first tuning ("new", whose misses were then studied),
+ * held out and added after the second ("newest").
  */
-export type SetName = 'tuned' | 'holdout' | 'unseen' | 'newest';
-export const SET_NAMES: readonly SetName[] = ['tuned', 'holdout', 'unseen', 'newest'];
-/** Sets shown only when they have fixtures (the later held-out sets). */
-const OPTIONAL_SETS: ReadonlySet<SetName> = new Set(['unseen', 'newest']);
+export type SetName = string;
+/** The sets named by the legacy flags, in column order. */
+export const LEGACY_SETS: readonly SetName[] = ['tuned', 'holdout', 'unseen', 'newest'];
+/** Sets shown even when they have no fixtures (every other set only when it has some). */
+const ALWAYS_SHOWN: ReadonlySet<SetName> = new Set(['tuned', 'holdout']);
+/** Column heads of the legacy sets; any other set is headed by its own name. */
+const LEGACY_HEADS: Readonly<Record<string, string>> = { tuned: 'tuned fixtures', holdout: 'held out (looked at since)', unseen: 'held out (new, looked at since)', newest: 'held out (newest)' };
 
-export function setOf(labels: Pick<Labels, 'holdout' | 'unseen' | 'newest'>): SetName {
+export function setOf(labels: Pick<Labels, 'holdout' | 'unseen' | 'newest' | 'set'>): SetName {
+  const named = labels.set?.trim();
+  if (named) return named;
   return labels.newest ? 'newest' : labels.unseen ? 'unseen' : labels.holdout ? 'holdout' : 'tuned';
+}
+
+/** The sets to report, in column order: the legacy ones first, then the others by name. */
+export function setColumns(sets: Readonly<Record<SetName, SetScores>>): SetName[] {
+  const others = Object.keys(sets)
+    .filter((n) => !LEGACY_SETS.includes(n))
+    .sort();
+  return [...LEGACY_SETS, ...others].filter((n) => ALWAYS_SHOWN.has(n) || (sets[n]?.fixtures ?? 0) > 0);
+}
+
+export function setHead(name: SetName): string {
+  return LEGACY_HEADS[name] ?? name;
 }
 
 /** One labelled question as each path answered it (--json, for inspection). */
@@ -59,15 +78,20 @@ export interface QuestionOutcome {
   /** Shown to this session before the question (SessionStart, earlier prompts), holding the answer. */
   shownBefore: boolean;
   injected: string[];
+  /** `service search`'s top 5 (heads; episodes marked), for inspection. */
+  searchTop: string[];
 }
 
 export interface EvalResult {
-  tuned: SetScores;
-  holdout: SetScores;
-  unseen: SetScores;
-  newest: SetScores;
+  /** Scores per fixture set (`setOf`): every set that has a fixture, and tuned and holdout always. */
+  sets: Record<SetName, SetScores>;
   questions: QuestionOutcome[];
-  firstRecall: { sessionStart: number; prompt: number; sessions: number };
+  /**
+   * After the daemon restart: sessions asked, those whose first prompt injected something (or whose
+   * SessionStart printed something), and of the rest those a warm repeat of the same first prompt (a
+   * new session, after every question was asked) injected something for: recall that was cold.
+   */
+  firstRecall: { sessionStart: number; prompt: number; sessions: number; cold?: number };
   memories: StoredMemory[];
   /** Injected items counted as junk, for inspection (--json). */
   junk: (Injected & { crossRepo: boolean; oneOff: boolean })[];
@@ -124,13 +148,15 @@ function currentMemories(exportText: string): StoredMemory[] {
   return out;
 }
 
-export async function evaluate(fixtures: readonly Fixture[], log: (s: string) => void = () => {}): Promise<EvalResult> {
+export async function evaluate(fixtures: readonly Fixture[], log: (s: string) => void = () => {}, opts: { keepData?: string } = {}): Promise<EvalResult> {
   const user = pluginUser({ env: { SERVICE_RECALL_TIMEOUT_MS: '2500', SERVICE_RECALL_DEADLINE_MS: '2000' } });
   try {
     return await evaluateAs(user, fixtures, log);
   } finally {
     // Whatever happened, no daemon of this run outlives it.
     await cli(['daemon', 'stop'], user.env).catch(() => {});
+    // The replayed data dir, for inspection (`SERVICE_HOME=<dir> service search …`).
+    if (opts.keepData) fs.cpSync(user.data, opts.keepData, { recursive: true });
   }
 }
 
@@ -148,7 +174,8 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   };
   const client = new DaemonClient({ socketPath: resolvePaths(user.data).socket, timeoutMs: 60_000 });
   const injected: { set: SetName; item: Injected }[] = [];
-  const scores: Record<SetName, SetScores> = { tuned: emptyScores(), holdout: emptyScores(), unseen: emptyScores(), newest: emptyScores() };
+  const scores: Record<SetName, SetScores> = { tuned: emptyScores(), holdout: emptyScores() };
+  for (const f of fixtures) scores[setOf(f.labels)] ??= emptyScores();
   const questions: QuestionOutcome[] = [];
 
   // 1. Replay every session through hooks.json.
@@ -160,7 +187,9 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     const base = { session_id: `eval-${f.name}`, cwd, transcript_path: transcript };
     for (const step of replaySteps(f.text, base)) {
       if ('append' in step) {
-        fs.appendFileSync(transcript, step.append.map((l) => `${l}\n`).join(''));
+        const file = step.to ?? transcript;
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.appendFileSync(file, step.append.map((l) => `${l}\n`).join(''));
         continue;
       }
       const runs = await sim.fire(step.hook, step.payload);
@@ -169,10 +198,11 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     await sim.settle();
     await sim.close();
     await settled(client, path.join(resolvePaths(user.data).logDir, 'daemon.log'));
-    const s = scores[setOf(f.labels)];
+    const s = scores[setOf(f.labels)]!;
     s.fixtures++;
-    s.turnsPresent += census(f.text).total;
-    s.turnsKept += readTranscript(f.file, 0).turns.length;
+    const agent = isAgentTranscript(f.text.split('\n').filter((l) => l.trim()));
+    s.turnsPresent += census(f.text, { agent }).total;
+    s.turnsKept += readTranscript(f.file, 0, { agent }).turns.length;
     log(`replayed ${f.name}`);
   }
 
@@ -182,7 +212,8 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   const start = await cli(['daemon', 'start'], user.env);
   if (start.code !== 0) throw new Error(`daemon start failed: ${start.stderr}`);
   const memories = currentMemories(await client.exportAll());
-  const firstRecall = { sessionStart: 0, prompt: 0, sessions: 0 };
+  const firstRecall = { sessionStart: 0, prompt: 0, sessions: 0, cold: 0 };
+  const emptyFirst: { f: Fixture; q: string }[] = [];
   const byRepo = new Map<string, Labels[]>();
   for (const f of fixtures) byRepo.set(f.labels.repo, [...(byRepo.get(f.labels.repo) ?? []), f.labels]);
   // Remotes are normalized to lower case: compare repository names that way.
@@ -198,7 +229,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     const cwd = repoDir(f.labels.repo);
     const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
     const base = { session_id: `ask-${f.name}`, cwd, transcript_path: path.join(scratch, 'projects', `ask-${f.name}.jsonl`) };
-    const s = scores[setOf(f.labels)];
+    const s = scores[setOf(f.labels)]!;
     const startRuns = await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
     const startItems = startRuns.flatMap((r) => injectedItems(contextOf(r)));
     firstRecall.sessions++;
@@ -211,6 +242,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       const runs = await sim.fire('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: q.q });
       const items = runs.flatMap((r) => injectedItems(contextOf(r)));
       if (first && items.length > 0) firstRecall.prompt++;
+      else if (first) emptyFirst.push({ f, q: q.q });
       first = false;
       for (const item of items) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
       const recalled = items.some((i) => containsAll(i.content, q.expect));
@@ -221,10 +253,22 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       const hits = found.code === 0 ? ((JSON.parse(found.stdout) as { results: { content: string; memory_id: string }[] }).results ?? []).slice(0, 5) : [];
       const searched = hits.some((h) => containsAll(h.content, q.expect));
       if (searched) s.searchHits++;
-      questions.push({ fixture: f.name, set: setOf(f.labels), q: q.q, expect: q.expect, search: searched, recall: recalled, shownBefore, injected: items.map((i) => i.content.slice(0, 160)) });
+      questions.push({ fixture: f.name, set: setOf(f.labels), q: q.q, expect: q.expect, search: searched, recall: recalled, shownBefore, injected: items.map((i) => i.content.slice(0, 160)), searchTop: hits.map((h) => `${memories.find((m) => m.memory_id === h.memory_id)?.episode ? '[episode] ' : ''}${h.content.replace(/\s+/g, ' ').slice(0, 160)}`) });
       shown.push(...items.map((i) => i.content));
       if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
     }
+    await sim.settle();
+    await sim.close();
+  }
+  // A first prompt that injected nothing, asked again in a new session once everything is warm:
+  // injecting something now means the first recall was cold, not that nothing was relevant.
+  for (const { f, q } of emptyFirst) {
+    const cwd = repoDir(f.labels.repo);
+    const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
+    const base = { session_id: `warm-${f.name}`, cwd, transcript_path: path.join(scratch, 'projects', `warm-${f.name}.jsonl`) };
+    await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
+    const runs = await sim.fire('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: q });
+    if (runs.some((r) => injectedItems(contextOf(r)).length > 0)) firstRecall.cold++;
     await sim.settle();
     await sim.close();
   }
@@ -232,7 +276,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
 
   // 3. Score what was stored and injected.
   for (const f of fixtures) {
-    const s = scores[setOf(f.labels)];
+    const s = scores[setOf(f.labels)]!;
     const mine = memories.filter((m) => repoNameOf(m.repo) === f.labels.repo || m.space === 'personal');
     for (const fact of f.labels.facts) {
       s.facts++;
@@ -247,7 +291,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   for (const m of memories) {
     const name = repoNameOf(m.repo);
     const set = name ? (setOfRepo.get(name) ?? 'tuned') : 'tuned';
-    const s = scores[set];
+    const s = scores[set]!;
     const labels = name ? (byRepo.get(name) ?? []) : [...byRepo.values()].flat();
     if (m.episode) {
       s.episodes++;
@@ -260,7 +304,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   }
   const junk: EvalResult['junk'] = [];
   for (const { set, item } of injected) {
-    const s = scores[set];
+    const s = scores[set]!;
     s.injected++;
     const j = isJunk(item, memories, repoNameOf, (r) => byRepo.get(r) ?? []);
     if (j.junk) {
@@ -270,18 +314,17 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     if (j.crossRepo) s.crossRepoInjected++;
     if (j.oneOff) s.oneOffInjected++;
   }
-  return { ...scores, questions, firstRecall, memories, junk, ms: performance.now() - t0 };
+  return { sets: scores, questions, firstRecall, memories, junk, ms: performance.now() - t0 };
 }
 
 export function renderTables(r: EvalResult, command: string, fixtureCount: number): string {
-  const sets = SET_NAMES.filter((n) => !OPTIONAL_SETS.has(n) || r[n].fixtures > 0);
-  const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, ...sets.map((n) => f(r[n]))];
-  const heads: Record<SetName, string> = { tuned: 'tuned fixtures', holdout: 'held out (looked at since)', unseen: 'held out (new, looked at since)', newest: 'held out (newest)' };
+  const sets = setColumns(r.sets);
+  const row = (name: string, target: string, f: (s: SetScores) => string): string[] => [name, target, ...sets.map((n) => f(r.sets[n] ?? emptyScores()))];
   return [
     '## Real Claude Code sessions (`npm run eval:sessions`)',
     '',
     table(
-      ['measure', 'target', ...sets.map((n) => heads[n])],
+      ['measure', 'target', ...sets.map(setHead)],
       [
         row('fixtures (sessions)', '—', (s) => String(s.fixtures)),
         row('transcript turns kept by the reader', '≥ 98%', (s) => `${pct(s.turnsKept, s.turnsPresent)} (${s.turnsKept}/${s.turnsPresent})`),
@@ -299,23 +342,25 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
       ],
     ),
     '',
-    `After a daemon restart, the first prompt of ${r.firstRecall.sessions} new sessions injected something in ${r.firstRecall.prompt} (SessionStart runs in the background and prints nothing: its project block opens the first prompt's recall; it printed something in ${r.firstRecall.sessionStart}).`,
+    `After a daemon restart, the first prompt of ${r.firstRecall.sessions} new sessions injected something in ${r.firstRecall.prompt} (SessionStart runs in the background and prints nothing: its project block opens the first prompt's recall; it printed something in ${r.firstRecall.sessionStart}); of the ${r.firstRecall.sessions - r.firstRecall.prompt} that injected nothing, the same prompt asked again once warm injected something in ${r.firstRecall.cold ?? 0} (a cold first recall), nothing in the others (nothing relevant, and nothing confident enough to open the session).`,
     '',
     `${fixtureCount} real transcripts, random-weight lexical model (../shared/models/random-bert-tiny), rule extractor; \`${command}\`, ${(r.ms / 1000).toFixed(0)} s.`,
   ].join('\n');
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { fixtures: { type: 'string' }, sets: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { fixtures: { type: 'string' }, sets: { type: 'string' }, quick: { type: 'boolean', default: false }, 'no-write': { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, keep: { type: 'string' } } });
   const names = values.fixtures ? values.fixtures.split(',') : values.quick ? QUICK_FIXTURES : undefined;
   const sets = values.sets?.split(',');
-  const unknown = sets?.find((x) => !SET_NAMES.includes(x as SetName));
-  if (unknown) throw new Error(`--sets takes ${SET_NAMES.join(', ')}, not '${unknown}'`);
-  const fixtures = loadFixtures(undefined, names).filter((f) => !sets || sets.includes(setOf(f.labels)));
-  const r = await evaluate(fixtures, (s) => console.error(s));
+  const loaded = loadFixtures(undefined, names);
+  const known = [...new Set(loaded.map((f) => setOf(f.labels)))];
+  const unknown = sets?.find((x) => !known.includes(x));
+  if (unknown) throw new Error(`--sets takes set names of the fixtures (${known.join(', ')}), not '${unknown}'`);
+  const fixtures = loaded.filter((f) => !sets || sets.includes(setOf(f.labels)));
+  const r = await evaluate(fixtures, (s) => console.error(s), values.keep ? { keepData: path.resolve(values.keep) } : {});
   const command = `npm run eval:sessions${values.quick ? ' -- --quick' : ''}`;
   const md = renderTables(r, command, fixtures.length);
-  if (values.json) console.log(JSON.stringify({ tuned: r.tuned, holdout: r.holdout, unseen: r.unseen, newest: r.newest, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));
+  if (values.json) console.log(JSON.stringify({ sets: r.sets, firstRecall: r.firstRecall, memories: r.memories.filter((m) => !m.episode), junk: r.junk, questions: r.questions }, null, 1));
   console.log(md);
   if (!values['no-write'] && !values.quick && !values.fixtures && !values.sets) {
     const file = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'BENCHMARKS.md');

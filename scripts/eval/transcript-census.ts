@@ -1,7 +1,8 @@
 /**
  * An independent count of the turns a Claude Code transcript holds, to measure how many of them a
  * reader keeps. It does not walk parentUuid: every main-chain (non-sidechain) line counts, so a
- * reader that loses turns on its walk shows up as a shortfall. A line a resumed session wrote again
+ * reader that loses turns on its walk shows up as a shortfall (in a subagent's own transcript, every
+ * sidechain line). A line a resumed session wrote again
  * (same timestamp, message id and content) counts once.
  *
  * One exception, by design: a conversation the user rewound away from. A rewind shows in the file
@@ -10,9 +11,10 @@
  * reader leaves them out of memory. They are counted apart (`rewound`), not in `total`. A prompt
  * that got no reply before the next (interrupted at once) is not a rewind and counts.
  */
-import { COMMAND_NOISE, firstCopies, INTERRUPTED, parseEntries } from '../../daemon/transcript.js';
+import { COMMAND_NOISE, firstCopies, INTERRUPTED, notificationReport, parseEntries, TASK_NOTIFICATION } from '../../daemon/transcript.js';
 
-const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim());
+/** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
+const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (TASK_NOTIFICATION.test(text) && !notificationReport(text));
 
 export interface Census {
   /** Typed prompts, compaction summaries and answers. */
@@ -56,11 +58,12 @@ function rewoundLines(entries: Entry[]): Set<number> {
   return out;
 }
 
-export function census(text: string): Census {
+/** `agent`: a subagent's own transcript, whose sidechain lines are its conversation. */
+export function census(text: string, opts: { agent?: boolean } = {}): Census {
   const all: Census = { user: 0, assistant: 0, tool: 0, total: 0, rewound: 0 };
   const taken: Census = { user: 0, assistant: 0, tool: 0, total: 0, rewound: 0 };
   const assistantIds = new Set<string>();
-  const entries = firstCopies(parseEntries(text)).filter((e) => !e.isSidechain && !e.isMeta);
+  const entries = firstCopies(parseEntries(text)).filter((e) => (!e.isSidechain || opts.agent) && !e.isMeta);
   const rewound = rewoundLines(entries);
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
@@ -79,6 +82,8 @@ export function census(text: string): Census {
         for (const b of content as { type?: string; text?: string; content?: unknown }[]) {
           if (b?.type === 'text' && b.text?.trim() && !noise(b.text)) c.user++;
           else if (b?.type === 'tool_result') {
+            // A background agent's launch acknowledgement: its report comes later, in a notification.
+            if ((e.toolUseResult as { status?: unknown } | undefined)?.status === 'async_launched') continue;
             const inner = typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? (b.content as { text?: string }[]).map((x) => x?.text ?? '').join('') : '';
             if (inner.trim()) c.tool++;
           }

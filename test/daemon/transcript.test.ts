@@ -180,6 +180,58 @@ describe('readTranscript', () => {
     );
   });
 
+  it("reads a subagent's report as a report turn: the Task / Agent result, a background agent's notification or finished TaskOutput; a launch or a command's notification is no turn and no prompt", () => {
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    const result = (uuid: string, parent: string, id: string, content: string, extra: object = {}): string =>
+      line({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] }, ...extra });
+    fs.writeFileSync(
+      f,
+      user('u1', null, 'how does the app store its data?') +
+        asst('a1', 'u1', 'msg_1', [{ type: 'tool_use', id: 'toolu_1', name: 'Task', input: { description: 'Explore storage', prompt: 'find where data is stored' } }]) +
+        result('t1', 'a1', 'toolu_1', 'Events are stored in SQLite at ./data/observe.db.') +
+        asst('a2', 't1', 'msg_2', [{ type: 'tool_use', id: 'toolu_2', name: 'Agent', input: { description: 'Fix lint', prompt: 'fix it' } }]) +
+        result('t2', 'a2', 'toolu_2', 'Async agent launched successfully. agentId: abc', { toolUseResult: { isAsync: true, status: 'async_launched' } }) +
+        asst('a3', 't2', 'msg_3', [{ type: 'text', text: 'It uses SQLite.' }]) +
+        user('n1', 'a3', '<task-notification>\n<task-id>abc</task-id>\n<status>completed</status>\n<summary>Agent "Fix lint" completed</summary>\n<result>Fixed both lint errors; `golangci-lint run` is clean.</result>\n</task-notification>') +
+        user('n2', 'n1', '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n<summary>Background command "dev server" completed (exit code 0)</summary>\n</task-notification>') +
+        asst('a4', 'n2', 'msg_4', [{ type: 'tool_use', id: 'toolu_4', name: 'TaskOutput', input: { task_id: 'abd' } }]) +
+        result('t4', 'a4', 'toolu_4', '<retrieval_status>success</retrieval_status>\n<task_id>abd</task_id>\n<task_type>local_agent</task_type>\n<status>completed</status>\n<output>\nThe CI matrix runs Go 1.21 and 1.22.\n</output>') +
+        asst('a5', 't4', 'msg_5', [{ type: 'tool_use', id: 'toolu_5', name: 'TaskOutput', input: { task_id: 'b5' } }]) +
+        result('t5', 'a5', 'toolu_5', '<retrieval_status>success</retrieval_status>\n<task_id>b5</task_id>\n<task_type>local_bash</task_type>\n<status>completed</status>\n<output>\nCompiling 7 files\n</output>'),
+    );
+    const turns = readTranscript(f, 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.kind ?? null, t.title ?? null, t.text]),
+      [
+        ['user', 'prompt', null, 'how does the app store its data?'],
+        ['tool', 'report', 'Explore storage', 'Events are stored in SQLite at ./data/observe.db.'],
+        ['assistant', null, null, 'It uses SQLite.'],
+        ['tool', 'report', 'Agent "Fix lint" completed', 'Fixed both lint errors; `golangci-lint run` is clean.'],
+        ['tool', 'report', null, 'The CI matrix runs Go 1.21 and 1.22.'],
+        ['tool', null, null, '<retrieval_status>success</retrieval_status>\n<task_id>b5</task_id>\n<task_type>local_bash</task_type>\n<status>completed</status>\n<output>\nCompiling 7 files\n</output>'],
+      ],
+    );
+  });
+
+  it("reads a subagent's own transcript (every line a sidechain) with { agent: true }: its prompt is the parent's task", () => {
+    const f = path.join(tempDir('tr-'), 'agent-abc.jsonl');
+    const side = (o: Record<string, unknown>): string => line({ ...o, isSidechain: true, agentId: 'abc' });
+    fs.writeFileSync(
+      f,
+      side({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'Check branch protection on main' } }) +
+        side({ type: 'progress', uuid: 'p1', parentUuid: 'u1' }) +
+        side({ type: 'assistant', uuid: 'a1', parentUuid: 'p1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'enforce_admins is false, so admins bypass the checks.' }] } }),
+    );
+    assert.deepEqual(readTranscript(f, 0).turns, [], "a session's reader leaves sidechains out");
+    assert.deepEqual(
+      readTranscript(f, 0, { agent: true }).turns.map((t) => [t.role, t.kind ?? null, t.text]),
+      [
+        ['user', 'task', 'Check branch protection on main'],
+        ['assistant', null, 'enforce_admins is false, so admins bypass the checks.'],
+      ],
+    );
+  });
+
   const fixtureDir = path.resolve(import.meta.dirname, '../../../test/fixtures/transcripts');
   const coverage = (name: string): { kept: number; present: number } => {
     const file = path.join(fixtureDir, name);

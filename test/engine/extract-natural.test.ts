@@ -138,6 +138,14 @@ describe('extraction on natural text', () => {
     assert.match(c?.content ?? '', /date-fns/);
   });
 
+  it('drops a statement whose value the session changed afterwards, in the same turn or a later one', async () => {
+    const summary = 'This session is being continued from a previous conversation.\n\n1. Work:\n   - Discovered root cause: go.mod version mismatch (1.24.0 required but CI has 1.23.12)\n';
+    assert.equal((await extract([assistant(summary, 'summary')])).length, 1, 'alone, the finding is kept');
+    assert.deepEqual(await extract([assistant(`${summary}2. Fix Applied:\n   - Fixed go.mod: changed go 1.24.0 → 1.21\n`, 'summary')]), []);
+    assert.deepEqual(await extract([user('we must stay on `webpack` for the build'), assistant('Done: switched the build from `webpack` to vite.')]), [], 'changed in a later turn');
+    assert.equal((await extract([user('we must stay on `webpack` for the build'), assistant('The `webpack` build passes.')])).length, 1, 'named again, not changed');
+  });
+
   it('does not take "S/I" or "I/O" for a path', async () => {
     const texts = (await extract([assistant('## Summary\n- Renamed the S/I ratio to Exploration in the report\n- Moved the I/O helpers to src/io')])).map((c) => c.content);
     assert.deepEqual(texts, ['Moved the I/O helpers to src/io.']);

@@ -59,6 +59,14 @@ describe('RuleExtractor: fixture agreement', () => {
 describe('RuleExtractor: behaviour', () => {
   const session = TURN_FIXTURES.map((f) => f.turn);
 
+  it("never extracts from a parent agent's task for a subagent or a subagent's report (they stay in the episode)", async () => {
+    const x = new RuleExtractor();
+    const stated = 'We decided to use Postgres for sessions from now on.';
+    assert.equal((await x.extract([{ role: 'user', text: stated }])).length, 1, 'the same words typed by the user are a memory');
+    assert.deepEqual(await x.extract([{ role: 'user', text: stated, kind: 'task' }]), []);
+    assert.deepEqual(await x.extract([{ role: 'tool', tool: 'Task', text: stated, kind: 'report' }]), []);
+  });
+
   it('is deterministic: same turns, same candidates, across calls and instances', async () => {
     for (const make of [() => new RuleExtractor(), () => new RuleExtractor({ embedder: new FakeEmbedder(64) })]) {
       const a = make();

@@ -26,6 +26,25 @@ describe('LLM extractor input by priority', () => {
     assert.ok(toolChars < input.length * 0.5, `tool output is ${toolChars} of ${input.length}`);
   });
 
+  it("ranks a parent agent's task and a subagent's report after the user's words and the assistant's, before tool output, and labels them", () => {
+    const turns: ExtractTurn[] = [
+      { role: 'user', text: 'Check branch protection on main and report.', kind: 'task' },
+      { role: 'tool', tool: 'Task', text: `enforce_admins is false. ${'r'.repeat(500)}`, kind: 'report' },
+      { role: 'tool', tool: 'Bash', text: `$ gh api repos/x/y ${'t'.repeat(500)}` },
+      { role: 'user', text: 'keep admins from bypassing the checks', kind: 'prompt' },
+      { role: 'assistant', text: `Admins bypass the checks because enforce_admins is off. ${'a'.repeat(300)}` },
+    ];
+    const tight = assembleLlmInput(turns, 500);
+    assert.match(tight, /^assistant: Admins bypass/m);
+    assert.doesNotMatch(tight, /^subagent/m, "the assistant's conclusion comes before the report it drew on");
+    const input = assembleLlmInput(turns, 1100);
+    assert.match(input, /^parent agent \(task given to a subagent\): Check branch protection/m);
+    assert.match(input, /^subagent \(report to the parent agent\): enforce_admins is false/m);
+    assert.match(input, /^user: keep admins from bypassing the checks/m);
+    assert.doesNotMatch(input, /^user: Check branch/m, "the task is not the user's words");
+    assert.doesNotMatch(input, /^tool Bash/m, 'tool output comes last and did not fit');
+  });
+
   it('never cuts the latest request, keeps session order, clips and de-duplicates tool output', () => {
     const long = `main was clean; fix the issues ${'x'.repeat(30_000)}`;
     const turns: ExtractTurn[] = [

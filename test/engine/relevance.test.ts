@@ -52,6 +52,17 @@ describe('relevance floor', () => {
     assert.equal(relevantCandidates('which linters do we run', [others[0]!, answer, ...others])[1], false, 'only the top candidate');
   });
 
+  it('counts the blocks of one text as one candidate: for the lead, and for how rare a term is', () => {
+    const others = Array.from({ length: 12 }, (_, i) => ({ content: `Episode ${i}: fixed the parser and ran the tests again.`, score: 0.2, group: `e${i}` }));
+    const answer = { content: 'Checks to run: ruff and pyrefly (the linters), pyrefly has 58 old errors.', score: 0.9, group: 'g' };
+    const sibling = { content: 'More of the same text: the linters also run in CI.', score: 0.8, group: 'g' };
+    assert.equal(relevantCandidates('which linters do we run', [answer, sibling, ...others])[0], true, 'its own next block is no rival');
+    assert.equal(relevantCandidates('which linters do we run', [answer, { ...sibling, group: 'h' }, ...others])[0], false, 'another text that close is');
+    const blocks = Array.from({ length: 4 }, (_, i) => ({ content: `Block ${i} of the report: the linters are listed below.`, score: 0.1, group: 'r' }));
+    assert.equal(relevantCandidates('which linters do we run', [answer, ...blocks, ...others])[0], true, 'four blocks of one text hold "linters": still rare');
+    assert.equal(relevantCandidates('which linters do we run', [answer, ...blocks.map((b, i) => ({ ...b, group: `r${i}` })), ...others])[0], false, 'four texts holding it: common');
+  });
+
   it('never relaxes on a common term, so one shared common word still injects nothing', () => {
     const many = Array.from({ length: 12 }, (_, i) => ({ content: `The tests of module ${i} run in CI.`, score: 0.1 }));
     const top = { content: 'Old tests moved to the archive folder.', score: 0.9 };

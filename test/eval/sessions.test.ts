@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadFixtures } from '../../scripts/eval/session-replay.js';
 import { emptyScores } from '../../scripts/eval/session-score.js';
-import { evaluate, renderTables, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
+import { evaluate, renderTables, setColumns, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
 
 const FIXTURES = ['vsla-2cba43de', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix'];
 
@@ -17,7 +17,7 @@ describe('real sessions, replayed through hooks.json', () => {
     const fixtures = loadFixtures(undefined, FIXTURES);
     assert.equal(fixtures.length, FIXTURES.length);
     const r = await evaluate(fixtures);
-    const s = r.tuned;
+    const s = r.sets.tuned!;
     const share = (n: number, d: number): number => (d === 0 ? 1 : n / d);
     const report = JSON.stringify(s);
     assert.ok(share(s.turnsKept, s.turnsPresent) >= 0.98, `turns kept: ${report}`);
@@ -29,6 +29,7 @@ describe('real sessions, replayed through hooks.json', () => {
     assert.equal(s.oneOffInjected, 0, report);
     assert.equal(s.crossRepoInjected, 0, report);
     assert.ok(s.episodes > 0, 'every turn leaves an episode');
+    assert.equal(r.firstRecall.cold, 0, 'the first prompt after a daemon start recalls what a warm daemon recalls');
     assert.equal(r.firstRecall.prompt, r.firstRecall.sessions, 'the first prompt after a daemon start recalls something');
     assert.equal(r.firstRecall.sessionStart, 0, 'SessionStart runs in the background and prints nothing (its block opens the first prompt)');
   });
@@ -38,11 +39,14 @@ describe('real sessions, replayed through hooks.json', () => {
     assert.equal(setOf({ holdout: true }), 'holdout');
     assert.equal(setOf({ holdout: true, unseen: true }), 'unseen');
     assert.equal(setOf({ holdout: true, unseen: true, newest: true }), 'newest');
-    const result = (unseenFixtures: number, newestFixtures = 0): EvalResult => ({
-      tuned: { ...emptyScores(), fixtures: 2, questions: 4, recallHits: 3, recallHitsThisPrompt: 2 },
-      holdout: { ...emptyScores(), fixtures: 1 },
-      unseen: { ...emptyScores(), fixtures: unseenFixtures },
-      newest: { ...emptyScores(), fixtures: newestFixtures },
+    const result = (unseenFixtures: number, newestFixtures = 0, more: EvalResult['sets'] = {}): EvalResult => ({
+      sets: {
+        tuned: { ...emptyScores(), fixtures: 2, questions: 4, recallHits: 3, recallHitsThisPrompt: 2 },
+        holdout: { ...emptyScores(), fixtures: 1 },
+        unseen: { ...emptyScores(), fixtures: unseenFixtures },
+        newest: { ...emptyScores(), fixtures: newestFixtures },
+        ...more,
+      },
       questions: [],
       firstRecall: { sessionStart: 0, prompt: 0, sessions: 0 },
       memories: [],
@@ -56,5 +60,19 @@ describe('real sessions, replayed through hooks.json', () => {
     const md = renderTables(result(0), 'npm run eval:sessions', 3);
     assert.match(md, /answer in the agent’s context[^\n]*\| 75% \(3\/4\) \|/, 'the hook row counts answers shown earlier in the session');
     assert.match(md, /this very prompt[^\n]*\| 50% \(2\/4\) \|/);
+  });
+
+  it('reports a set named in the labels (`"set": "blind-1"`) in a column named after it, after the legacy sets', () => {
+    assert.equal(setOf({ holdout: true, set: 'blind-1' }), 'blind-1');
+    assert.equal(setOf({ holdout: true, unseen: true, newest: true, set: 'blind-2' }), 'blind-2', 'the set name wins over the legacy flags');
+    assert.equal(setOf({ holdout: true, set: '  ' }), 'holdout', 'a blank set name falls back to the flags');
+    const scores = (fixtures: number, questions = 0, searchHits = 0) => ({ ...emptyScores(), fixtures, questions, searchHits });
+    const sets = { tuned: scores(2), holdout: scores(1), unseen: scores(0), newest: scores(3), 'blind-2': scores(1, 4, 1), 'blind-1': scores(2, 2, 2) };
+    assert.deepEqual(setColumns(sets), ['tuned', 'holdout', 'newest', 'blind-1', 'blind-2']);
+    assert.deepEqual(setColumns({ tuned: scores(0), holdout: scores(0), 'blind-1': scores(0) }), ['tuned', 'holdout'], 'a named set without fixtures has no column');
+    const md = renderTables({ sets, questions: [], firstRecall: { sessionStart: 0, prompt: 0, sessions: 0 }, memories: [], junk: [], ms: 0 }, 'npm run eval:sessions', 9);
+    const lines = md.split('\n');
+    assert.match(lines.find((l) => l.startsWith('| measure'))!, /\| held out \(newest\) \| blind-1 \| blind-2 \|$/);
+    assert.match(lines.find((l) => l.startsWith('| question hit@5, `service search`'))!, /\| 100% \(2\/2\) \| 25% \(1\/4\) \|$/);
   });
 });

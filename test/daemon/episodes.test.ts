@@ -1,0 +1,118 @@
+/**
+ * Episodes (daemon/episodes.ts) on a real engine over the in-memory store: the whole turn is
+ * searchable (long outcomes in blocks, never cut; subagent reports as records of their own), what
+ * recall shows is short (a snippet around the prompt's terms), and episodes never flood recall.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { episodeDrafts, episodeRecords, episodeSnippet, isReport, recordEpisodes, SNIPPET_CHARS, turnOf, weighEpisodes } from '../../daemon/episodes.js';
+import type { Turn } from '../../daemon/transcript.js';
+import { MemoryEngine } from '../../engine/index.js';
+import { InMemoryStore } from '../../engine/store/memory-store.js';
+
+const turn = (role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn => ({ uuid: null, role, text, ...extra });
+/** A long report whose fact sits far past the first 700 characters. */
+const filler = (n: number): string => Array.from({ length: n }, (_, i) => `- Module ${i} renders a list of widgets and forwards clicks to its parent component.`).join('\n');
+
+async function engine(): Promise<MemoryEngine> {
+  const e = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+  await e.open();
+  return e;
+}
+
+const scope = { user_id: 'u', run_id: 's1', repo: 'github.com/acme/app', dir: null };
+
+describe('episodes', () => {
+  it('keeps what a subagent reported in a record of its own, headed by the request it served', () => {
+    const drafts = episodeDrafts([
+      turn('user', 'how does the app store its data?', { kind: 'prompt' }),
+      turn('tool', 'Events are stored in SQLite at ./data/observe.db.', { tool: 'Task', kind: 'report', title: 'Explore storage' }),
+      turn('assistant', 'It stores events in SQLite.'),
+    ]);
+    assert.equal(drafts.length, 1);
+    const records = episodeRecords(drafts[0]!);
+    assert.deepEqual(records, [
+      ['Asked: how does the app store its data?\nOutcome: It stores events in SQLite.'],
+      ['Asked: how does the app store its data?\nReport (Explore storage): Events are stored in SQLite at ./data/observe.db.'],
+    ]);
+  });
+
+  it("records a subagent's own transcript as a task, and a background agent's late report as an episode of its own", () => {
+    const drafts = episodeDrafts([
+      turn('user', 'Check branch protection on main', { kind: 'task' }),
+      turn('assistant', 'enforce_admins is false.'),
+      turn('tool', 'Lint is clean now.', { tool: 'Task', kind: 'report', title: 'Agent "Fix lint" completed' }),
+    ]);
+    assert.deepEqual(
+      drafts.map((d) => episodeRecords(d).map((r) => r[0])),
+      [['Task: Check branch protection on main\nOutcome: enforce_admins is false.', 'Task: Check branch protection on main\nReport (Agent "Fix lint" completed): Lint is clean now.']],
+    );
+    const late = episodeDrafts([turn('tool', 'Lint is clean now.', { tool: 'Task', kind: 'report', title: 'Agent "Fix lint" completed' })]);
+    assert.equal(episodeRecords(late[0]!)[0]![0], 'Asked: Agent "Fix lint" completed\nReport (Agent "Fix lint" completed): Lint is clean now.');
+  });
+
+  it('stores a long outcome whole, in blocks of one text each headed by the request, and search finds a fact deep in it', async () => {
+    const e = await engine();
+    const outcome = `Here is the overview.\n${filler(60)}\n- The worktrees are tracked in docs/worktree-tracking.md.\n${filler(20)}`;
+    await recordEpisodes(e, [turn('user', 'explain the repository layout', { kind: 'prompt' }), turn('assistant', outcome)], scope);
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 50 })).results;
+    assert.ok(rows.length >= 3, `${rows.length} blocks`);
+    assert.ok(rows.every((r) => r.content.length <= 2000 && /^Asked(?: \(continued\))?: explain the repository layout/.test(r.content)));
+    assert.equal(new Set(rows.map((r) => r.block?.group_id)).size, 1, 'one text');
+    const whole = rows.sort((a, b) => a.block!.index - b.block!.index).map((r) => r.content).join('\n');
+    assert.ok(whole.includes('docs/worktree-tracking.md') && whole.includes(`Module 59 renders`), 'nothing cut');
+    const hits = weighEpisodes((await e.search({ query: 'where are worktrees tracked', user_id: 'u', top_k: 10, relevance: true, textOf: turnOf })).results);
+    assert.equal(hits.length, 1, 'one block per record');
+    assert.match(hits[0]!.row.content, /worktree-tracking\.md/);
+  });
+
+  it('fills each block before the next: a long request still has the outcome begin in its first block', () => {
+    const request = `Investigate the security gap: how did a direct push to main bypass branch protection? ${'Context line about the repository settings. '.repeat(8)}`;
+    const blocks = episodeRecords({ request, qa: [], outcome: `The answer: enforce_admins is false.\n${filler(40)}`, reports: [], files: [] })[0]!;
+    assert.ok(blocks.length >= 2);
+    assert.match(blocks[0]!, /\nOutcome: The answer: enforce_admins is false\./);
+    assert.ok(blocks.every((b) => b.length <= 2000));
+    assert.ok(blocks.slice(0, -1).every((b) => b.length >= 1700), 'no block closed half empty');
+  });
+
+  it("weighs a subagent's report below the turn's own outcome, and both below an extracted fact", async () => {
+    const e = await engine();
+    await recordEpisodes(
+      e,
+      [
+        turn('user', 'where is the sqlite database', { kind: 'prompt' }),
+        turn('tool', 'The sqlite database file is ./data/observe.db.', { tool: 'Task', kind: 'report', title: 'Explore' }),
+        turn('assistant', 'The sqlite database file is ./data/observe.db.'),
+      ],
+      scope,
+    );
+    await e.add({ content: 'The sqlite database file is ./data/observe.db.', user_id: 'u', repo: scope.repo, category: 'fact' });
+    const hits = weighEpisodes((await e.search({ query: 'where is the sqlite database file', user_id: 'u', top_k: 10 })).results);
+    assert.deepEqual(
+      hits.map((h) => (isReport(h.row) ? 'report' : h.row.category === 'note' ? 'outcome' : 'fact')),
+      ['fact', 'outcome', 'report'],
+    );
+    assert.equal(weighEpisodes(hits, 1).filter((h) => h.row.category === 'note').length, 1, 'at most maxEpisodes episodes');
+  });
+
+  it('shows a short snippet: the request, the opening, and the passage holding the prompt’s rarest terms', () => {
+    const block = `Asked: explain the repository layout\nOutcome: Here is the overview.\n${filler(20)}\n- The worktrees are tracked in docs/worktree-tracking.md.\n${filler(10)}`;
+    const s = episodeSnippet(block, 'where are worktrees tracked');
+    assert.ok(s.length <= SNIPPET_CHARS, `${s.length}`);
+    assert.ok(s.startsWith('Asked: explain the repository layout Outcome: Here is the overview.'));
+    assert.match(s, /… - The worktrees are tracked in docs\/worktree-tracking\.md\./);
+    assert.equal(episodeSnippet('Asked: x\nOutcome: short answer.', 'anything'), 'Asked: x Outcome: short answer.', 'a short block is shown whole');
+  });
+
+  it('folds a short follow-up into the episode and writes nothing twice when the same turns are replayed', async () => {
+    const e = await engine();
+    const turns = [turn('user', 'where is the sqlite database', { kind: 'prompt' }), turn('assistant', 'In ./data/observe.db.'), turn('user', 'thanks, commit it', { kind: 'prompt' }), turn('assistant', 'Committed.')];
+    assert.equal(await recordEpisodes(e, turns, scope), 2);
+    assert.equal(await recordEpisodes(e, turns, scope), 0);
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 10 })).results;
+    assert.deepEqual(
+      rows.map((r) => r.content),
+      ['Asked: where is the sqlite database\nOutcome: In ./data/observe.db.\nThen asked: thanks, commit it → Committed.'],
+    );
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The turns a flush reads besides the session's transcript: journaled hook events, and the
+ * transcripts of subagents that stopped (SubagentStop's agent_transcript_path).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { journalPayload } from '../../daemon/capture.js';
+import { journalTurns, subagentTurns } from '../../daemon/flush.js';
+import type { JournalEntry } from '../../daemon/journal.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const entry = (e: string, p: Record<string, unknown>, j = 1): JournalEntry => ({ t: 0, s: 's1', e, p: journalPayload(e, { hook_event_name: e, ...p }), j }) as JournalEntry;
+
+describe('flush turns', () => {
+  it("reads a subagent's last message and a background agent's notification as reports, never as the assistant's or the user's words", () => {
+    const turns = journalTurns([
+      entry('UserPromptSubmit', { prompt: 'where is the database?' }),
+      entry('SubagentStop', { last_assistant_message: 'The database is ./data/observe.db.' }),
+      entry('UserPromptSubmit', { prompt: '<task-notification>\n<summary>Agent "lint" completed</summary>\n<result>Lint is clean.</result>\n</task-notification>' }),
+      entry('UserPromptSubmit', { prompt: '<task-notification>\n<summary>Background command "dev" completed (exit code 0)</summary>\n</task-notification>' }),
+      entry('Stop', { last_assistant_message: 'It is in ./data/observe.db.' }),
+    ]);
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.kind ?? null, t.text]),
+      [
+        ['user', null, 'where is the database?'],
+        ['tool', 'report', 'The database is ./data/observe.db.'],
+        ['tool', 'report', 'Lint is clean.'],
+        ['assistant', null, 'It is in ./data/observe.db.'],
+      ],
+    );
+  });
+
+  it("reads the transcript SubagentStop names, whole: the parent's task, the subagent's work and report", () => {
+    const dir = tempDir('flush-');
+    const file = path.join(dir, 's1', 'subagents', 'agent-abc.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const line = (o: object): string => `${JSON.stringify({ ...o, isSidechain: true, agentId: 'abc' })}\n`;
+    fs.writeFileSync(
+      file,
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'Check branch protection on main' } }) +
+        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'enforce_admins is false.' }] } }),
+    );
+    const stop = entry('SubagentStop', { agent_id: 'abc', agent_transcript_path: file, last_assistant_message: 'enforce_admins is false.' });
+    assert.equal(stop.p.agent_transcript_path, file, 'the journal keeps the path');
+    assert.deepEqual(journalTurns([stop]), [], 'its last message is read from its transcript instead');
+    assert.deepEqual(
+      subagentTurns([stop, entry('Stop', { last_assistant_message: 'done' }, 2)]).map((t) => [t.role, t.kind ?? null, t.text]),
+      [
+        ['user', 'task', 'Check branch protection on main'],
+        ['assistant', null, 'enforce_admins is false.'],
+      ],
+    );
+  });
+});

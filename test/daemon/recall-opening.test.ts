@@ -1,0 +1,62 @@
+/**
+ * The session's opening block (recall at SessionStart) is shown in every session of a repository,
+ * unasked: only confident extracted memories go there; the rest still answer the prompts they fit.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { recordEpisodes } from '../../daemon/episodes.js';
+import { recall } from '../../daemon/recall.js';
+import type { Turn } from '../../daemon/transcript.js';
+import { MemoryEngine, type Candidate } from '../../engine/index.js';
+import { InMemoryStore } from '../../engine/store/memory-store.js';
+
+const repo = { repo: 'github.com/acme/app', root: '/src/app', dir: '.' };
+const candidate = (content: string, confidence: number, role: Candidate['role'], category: Candidate['category'] = 'decision'): Candidate => ({ content, category, space: 'project', confidence, subject: null, role });
+
+describe('recall: the opening block', () => {
+  it('shows extracted memories only when confident (the user at 0.7, anyone else at 0.8); what a person stored always', async () => {
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    const base = { user_id: 'u', repo: repo.repo, dir: '.', run_id: 'old', source: { kind: 'capture' as const, session_id: 'old' } };
+    await engine.ingest(
+      [
+        candidate('We decided to keep sessions in Postgres.', 0.85, 'user'),
+        candidate('Deploys go through the staging cluster first.', 0.62, 'user', 'context'),
+        candidate('The root cause of the flaky build is a stale lockfile.', 0.7, 'assistant', 'fact'),
+        candidate('Decision: ship the CLI as a single binary.', 0.85, 'assistant'),
+      ],
+      base,
+    );
+    await engine.add({ content: 'Never push to main directly.', user_id: 'u', repo: repo.repo, category: 'constraint', source: { kind: 'api' } });
+    const opening = await recall(engine, { event: 'SessionStart', session_id: 'new', repo, user_id: 'u' }, { maxTokens: 2000 });
+    assert.match(opening.text, /keep sessions in Postgres/);
+    assert.match(opening.text, /single binary/);
+    assert.match(opening.text, /Never push to main/);
+    assert.doesNotMatch(opening.text, /staging cluster/, 'a weak statement does not open every session');
+    assert.doesNotMatch(opening.text, /stale lockfile/, "the assistant's finding below 0.8 does not either");
+    const asked = await recall(engine, { event: 'UserPromptSubmit', session_id: 'new', repo, user_id: 'u', prompt: 'what was the root cause of the flaky build?' }, { maxTokens: 2000 });
+    assert.match(asked.text, /stale lockfile/, 'it still answers a prompt it is relevant to');
+    await engine.close();
+  });
+});
+
+describe("recall: episodes in a prompt's recall", () => {
+  it('injects up to three episodes, each as a snippet of up to 900 characters holding the passage that matches', async () => {
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    const turn = (role: Turn['role'], text: string): Turn => ({ uuid: null, role, text, ...(role === 'user' ? { kind: 'prompt' as const } : {}) });
+    const topics = ['alpha', 'bravo', 'charlie', 'delta'];
+    const padding = (t: string): string => Array.from({ length: 8 }, (_, i) => `Step ${t}${i} of the ${t} walkthrough changed ${t}-${i} only.`).join(' ');
+    for (const [i, t] of topics.entries()) {
+      await recordEpisodes(engine, [turn('user', `question ${t} about the cpu backend files`), turn('assistant', `${padding(t)} The cpu backend files of round ${i} live in src/backends/cpu now. ${padding(t)}`)], { user_id: 'u', run_id: `old-${i}`, repo: repo.repo, dir: '.' });
+    }
+    const out = await recall(engine, { event: 'UserPromptSubmit', session_id: 'new', repo, user_id: 'u', prompt: 'where do the cpu backend files live' }, { maxTokens: 4000 });
+    const items = out.text.split('\n').filter((l) => l.startsWith('- [note]'));
+    assert.equal(items.length, 3);
+    for (const item of items) {
+      assert.match(item, /live in src\/backends\/cpu now/);
+      assert.ok(item.length > 700 && item.length <= 900 + 40, `${item.length}`);
+    }
+    await engine.close();
+  });
+});
