@@ -25,6 +25,8 @@ export interface SetScores {
   fixtures: number;
   turnsPresent: number;
   turnsKept: number;
+  /** Turns on branches the user rewound away from: left out of memory by design, not in turnsPresent. */
+  turnsRewound: number;
   facts: number;
   factsRecovered: number;
   factsAsMemory: number;
@@ -49,7 +51,7 @@ export interface SetScores {
 }
 
 export function emptyScores(): SetScores {
-  return { fixtures: 0, turnsPresent: 0, turnsKept: 0, facts: 0, factsRecovered: 0, factsAsMemory: 0, extracted: 0, extractedMatching: 0, episodes: 0, oneOffStored: 0, personalStored: 0, questions: 0, searchHits: 0, recallHits: 0, recallHitsThisPrompt: 0, injected: 0, injectedJunk: 0, oneOffInjected: 0, crossRepoInjected: 0 };
+  return { fixtures: 0, turnsPresent: 0, turnsKept: 0, turnsRewound: 0, facts: 0, factsRecovered: 0, factsAsMemory: 0, extracted: 0, extractedMatching: 0, episodes: 0, oneOffStored: 0, personalStored: 0, questions: 0, searchHits: 0, recallHits: 0, recallHitsThisPrompt: 0, injected: 0, injectedJunk: 0, oneOffInjected: 0, crossRepoInjected: 0 };
 }
 
 const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();

@@ -201,7 +201,9 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
     const s = scores[setOf(f.labels)]!;
     s.fixtures++;
     const agent = isAgentTranscript(f.text.split('\n').filter((l) => l.trim()));
-    s.turnsPresent += census(f.text, { agent }).total;
+    const present = census(f.text, { agent });
+    s.turnsPresent += present.total;
+    s.turnsRewound += present.rewound;
     s.turnsKept += readTranscript(f.file, 0, { agent }).turns.length;
     log(`replayed ${f.name}`);
   }
@@ -327,7 +329,7 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
       ['measure', 'target', ...sets.map(setHead)],
       [
         row('fixtures (sessions)', '—', (s) => String(s.fixtures)),
-        row('transcript turns kept by the reader', '≥ 98%', (s) => `${pct(s.turnsKept, s.turnsPresent)} (${s.turnsKept}/${s.turnsPresent})`),
+        row('transcript turns kept by the reader', '≥ 98%', (s) => `${pct(s.turnsKept, s.turnsPresent)} (${s.turnsKept}/${s.turnsPresent}${s.turnsRewound ? `; ${s.turnsRewound} on rewound branches left out` : ''})`),
         row('durable facts recovered (memory, or episode in top 5)', '≥ 70%', (s) => `${pct(s.factsRecovered, s.facts)} (${s.factsRecovered}/${s.facts}; ${s.factsAsMemory} as extracted memories)`),
         row('extracted-memory precision (states a labelled fact)', '≥ 80%', (s) => `${pct(s.extractedMatching, s.extracted)} (${s.extractedMatching}/${s.extracted})`),
         row('one-off requests stored', '0', (s) => String(s.oneOffStored)),
