@@ -57,6 +57,8 @@ export interface UpkeepDeps {
   vectorIndexMinRows: number;
   /** Old table versions are deleted once older than this (RETAIN_VERSIONS_MS). */
   retainVersionsMs: number;
+  /** Whether searches of the current view run in memory (ResidentView), so no vector index serves them. */
+  viewInMemory(): boolean;
 }
 
 /** Rows with a vector: `embed_model` is set exactly when `vector` is (toRecord), and is far cheaper to read. */
@@ -140,9 +142,14 @@ async function pruneTable(deps: UpkeepDeps, table: 'current' | 'versions'): Prom
  * Train the vector index once there are `vectorIndexMinRows` embedded rows, retrain when they have
  * grown fourfold (partitions follow √rows), and replace an index of a kind no longer built. The row
  * count from table metadata rules most calls out without a scan.
+ *
+ * Not while the view is searched in memory: no search would read the index, and each optimize
+ * rewrites it (LanceDB writes a new copy even with no new rows, and the replaced copy stays on
+ * disk until the next pass): at 10k memories 124 bytes a row, twice over, for nothing.
  */
 async function needsVectorIndex(state: UpkeepState, deps: UpkeepDeps): Promise<boolean> {
   const { current } = deps.tables();
+  if (deps.viewInMemory()) return false;
   if (state.vectorIndex?.stale) return true;
   const threshold = state.vectorIndex ? state.vectorIndex.rows * 4 : deps.vectorIndexMinRows;
   if ((await current.countRows()) < threshold) return false;
