@@ -34,7 +34,7 @@ describe('LanceStore', () => {
   });
 
   it('compacts the current view after compactEveryCommits commits and the version log at a quarter of that rate', async () => {
-    const store = new LanceStore({ dir: path.join(tempDir('lance-policy-'), 'db'), dim: 8, compactEveryCommits: 3 });
+    const store = new LanceStore({ dir: path.join(tempDir('lance-policy-'), 'db'), dim: 8, compactEveryCommits: 3, residentBudget: new ResidentBudget(0) });
     await store.open();
     const fragments = async (): Promise<Record<string, number>> => Object.fromEntries((await store.diagnostics()).map((d) => [d.table, d.fragments]));
     try {
@@ -52,6 +52,31 @@ describe('LanceStore', () => {
       // LanceDB keeps a fragment covered by the indexes apart from newer ones: at most two remain.
       const after = await fragments();
       assert.ok(after.versions! <= 2 && after.current! <= 2, JSON.stringify(after));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('optimizes a view searched in memory at most once per retention', async () => {
+    const store = new LanceStore({ dir: path.join(tempDir('lance-spaced-'), 'db'), dim: 8, compactEveryCommits: 2, retainVersionsMs: 600 });
+    await store.open();
+    const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+    try {
+      assert.ok(store.residentRows() !== null);
+      await wait(650);
+      for (let i = 0; i < 2; i++) await store.append([row({ content: `spaced ${i}` })]);
+      assert.equal((await store.maintain()).compacted, true, 'due: two commits, and the retention has passed since open');
+      for (let i = 2; i < 4; i++) await store.append([row({ content: `spaced ${i}` })]);
+      assert.equal((await store.maintain()).compacted, false, 'two more commits, but within the retention of the last optimize');
+      const fragments = async (): Promise<number> => (await store.diagnostics()).find((d) => d.table === 'current')!.fragments;
+      assert.ok((await fragments()) > 2);
+      // Past the retention, a pass (the store's own prune pass, or this one) optimizes it.
+      await wait(700);
+      await store.maintenanceIdle();
+      await store.maintain();
+      assert.ok((await fragments()) <= 2, `compacted (got ${await fragments()})`);
+      for (let i = 4; i < 6; i++) await store.append([row({ content: `spaced ${i}` })]);
+      assert.equal((await store.maintain({ force: true })).compacted, true, 'a forced pass is never held back');
     } finally {
       await store.close();
     }
@@ -106,7 +131,7 @@ describe('LanceStore', () => {
   });
 
   it('runs a forced maintenance even when a routine one is already running', async () => {
-    const store = new LanceStore({ dir: path.join(tempDir('lance-force-'), 'db'), dim: 8, compactEveryCommits: 2 });
+    const store = new LanceStore({ dir: path.join(tempDir('lance-force-'), 'db'), dim: 8, compactEveryCommits: 2, residentBudget: new ResidentBudget(0) });
     await store.open();
     try {
       for (let i = 0; i < 4; i++) await store.append([row({ content: `force probe ${i}` })]);
