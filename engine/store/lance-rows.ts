@@ -13,7 +13,7 @@
  */
 import type * as lancedb from '@lancedb/lancedb';
 import type * as arrow from 'apache-arrow';
-import { arrowLib } from './lance-runtime.js';
+import { arrowLib, lance, lanceArrow } from './lance-runtime.js';
 import type { BlockLink, Category, Source, Space, VersionRow } from '../types.js';
 import { terms } from '../text/tokenize.js';
 import { metadataTokens } from './filter.js';
@@ -178,10 +178,9 @@ export function toLogRecord(row: VersionRow): LanceRecord {
   };
 }
 
-/** A current row as a record of the current view. A vector of the wrong dimension is stored as null. */
-export function toViewRecord(row: VersionRow, dim: number): LanceRecord {
-  const vector = storedVector(row, dim);
-  const embedModel = vector ? row.embed_model : null;
+/** A current row as a record of the current view, without its vector (toViewTable adds it). */
+function toViewRecord(row: VersionRow, dim: number): LanceRecord {
+  const embedModel = storedVector(row, dim) ? row.embed_model : null;
   return {
     version_id: row.version_id,
     memory_id: row.memory_id,
@@ -201,10 +200,87 @@ export function toViewRecord(row: VersionRow, dim: number): LanceRecord {
     valid_to: row.valid_to === null ? null : BigInt(row.valid_to),
     recorded_at: BigInt(row.recorded_at),
     created_at: BigInt(row.created_at),
-    vector,
+    vector: null,
     embed_model: embedModel,
     [PAYLOAD_COLUMN]: JSON.stringify([PAYLOAD_FORMAT, ...ROW_COLUMNS.map((c) => (c === 'embed_model' ? embedModel : row[c]))]),
   };
+}
+
+/**
+ * Current rows as an Arrow table of the current view, for `add` and `mergeInsert`. A vector of the
+ * wrong dimension is stored as null. The float16 vector column is encoded here (floatToHalfBits):
+ * Arrow's own conversion, which LanceDB's record path uses, turns values below 2^-14 (a few of the
+ * 384 components of most unit vectors) into infinities and NaNs.
+ */
+export function toViewTable(rows: readonly VersionRow[], dim: number): arrow.Table {
+  const a = lanceArrow();
+  const base = lance().makeArrowTable(
+    rows.map((r) => toViewRecord(r, dim)),
+    { schema: viewSchema(dim) },
+  ) as unknown as arrow.Table;
+  const schema = base.schema;
+  const vectorType = schema.fields.find((f) => f.name === 'vector')!.type as arrow.FixedSizeList<arrow.Float16>;
+  let offset = 0;
+  const batches = base.batches.map((batch) => {
+    const n = batch.numRows;
+    const bits = new Uint16Array(n * dim);
+    const valid = new Uint8Array(Math.ceil(n / 8));
+    let nulls = 0;
+    for (let i = 0; i < n; i++) {
+      const v = rows[offset + i]!.vector;
+      if (v && v.length === dim) {
+        floatToHalfBits(v, bits, i * dim);
+        valid[i >> 3]! |= 1 << (i & 7);
+      } else nulls++;
+    }
+    offset += n;
+    const child = a.makeData({ type: vectorType.children[0]!.type, length: n * dim, data: bits });
+    const vector = a.makeData({ type: vectorType, length: n, nullCount: nulls, nullBitmap: valid, child });
+    const children = schema.fields.map((f) => (f.name === 'vector' ? vector : batch.getChild(f.name)!.data[0]!));
+    return new a.RecordBatch(schema, a.makeData({ type: new a.Struct(schema.fields), length: n, nullCount: 0, children }));
+  });
+  return new a.Table(schema, batches);
+}
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/**
+ * IEEE 754 half-precision bit patterns of `values` (rounded to nearest, ties to even; subnormals
+ * kept; beyond ±65504 infinite), written into `out` from `at`.
+ */
+export function floatToHalfBits(values: ArrayLike<number>, out: Uint16Array, at = 0): void {
+  for (let i = 0; i < values.length; i++) {
+    f32[0] = values[i]!;
+    const b = u32[0]!;
+    const sign = (b >>> 16) & 0x8000;
+    const exp = (b >>> 23) & 0xff;
+    const mant = b & 0x7fffff;
+    let h: number;
+    if (exp === 0xff) h = sign | 0x7c00 | (mant ? 0x200 : 0);
+    else {
+      const e = exp - 127 + 15;
+      if (e >= 0x1f) h = sign | 0x7c00;
+      else if (e <= 0) {
+        if (e < -10) h = sign;
+        else {
+          const m = mant | 0x800000;
+          const shift = 14 - e;
+          let half = m >>> shift;
+          const rem = m & ((1 << shift) - 1);
+          const halfway = 1 << (shift - 1);
+          if (rem > halfway || (rem === halfway && half & 1)) half++;
+          h = sign | half;
+        }
+      } else {
+        let half = (e << 10) | (mant >>> 13);
+        const rem = mant & 0x1fff;
+        if (rem > 0x1000 || (rem === 0x1000 && half & 1)) half++;
+        h = sign | half;
+      }
+    }
+    out[at + i] = h;
+  }
 }
 
 function num(v: unknown): number {

@@ -38,7 +38,7 @@ import { ensureIndexes, FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vector
 import { readMarker, writeMarker } from './lance-marker.js';
 import { moveVectorsOutOfLog } from './lance-migrate.js';
 import { pastTextHits } from './lance-past.js';
-import { fromRecord, groupBy, isCurrentViewFormat, isLegacyLog, LEGACY_LOG_VECTOR_COLUMNS, logSchema, rowColumns, toLogRecord, toViewRecord, vectorDim, viewSchema, type LanceRecord } from './lance-rows.js';
+import { fromRecord, groupBy, isCurrentViewFormat, isLegacyLog, LEGACY_LOG_VECTOR_COLUMNS, logSchema, rowColumns, toLogRecord, toViewTable, vectorDim, viewSchema, type LanceRecord } from './lance-rows.js';
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, RETAIN_VERSIONS_MS, runUpkeep, type UpkeepState } from './lance-upkeep.js';
@@ -390,7 +390,7 @@ export class LanceStore implements MemoryStore {
       const held = await viewVectors(this.currentTbl!, chunk);
       await this.currentTbl!.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
       const cur = withVectors(groupBy(versions).flatMap((vs) => currentRows(vs)), held);
-      if (cur.length > 0) await this.currentTbl!.add(cur.map((r) => toViewRecord(r, this.opts.dim)));
+      if (cur.length > 0) await this.currentTbl!.add(toViewTable(cur, this.opts.dim));
     }
     this.saveMarker();
   }
@@ -543,7 +543,7 @@ export class LanceStore implements MemoryStore {
     }
     this.dropFromTail(replace);
     if (fresh.length === 0) return await this.fitResident();
-    await current.add(fresh.map((r) => toViewRecord(r, this.opts.dim)));
+    await current.add(toViewTable(fresh, this.opts.dim));
     this.resident?.add(fresh);
     await this.fitResident();
     this.upkeep.currentCommits++;
@@ -782,13 +782,10 @@ export class LanceStore implements MemoryStore {
       const byId = new Map(usable.map((u) => [u.version_id, u]));
       const updated = rows.map((r) => {
         const u = byId.get(r.version_id)!;
-        return toViewRecord({ ...r, vector: u.vector, embed_model: u.model }, this.opts.dim);
+        return { ...r, vector: u.vector, embed_model: u.model };
       });
       if (updated.length === 0) return;
-      await current
-        .mergeInsert('version_id')
-        .whenMatchedUpdateAll()
-        .execute(updated as unknown as Record<string, unknown>[]);
+      await current.mergeInsert('version_id').whenMatchedUpdateAll().execute(toViewTable(updated, this.opts.dim));
       for (const r of rows) {
         const u = byId.get(r.version_id)!;
         this.resident?.setVector(u.version_id, u.vector, u.model);
