@@ -1,9 +1,10 @@
 /**
  * Where a LanceStore's bytes go (issue 20's disk target): seeds a store of N memories of the bench
  * corpus (daemon-seed.ts, the store `npm run bench:daemon -- --sessions 20` starts from), or reads
- * an existing data dir, and prints per table: data files, each index by kind, deletion files,
- * manifests and transactions; per column, the bytes the column takes when written alone in the
- * store's file format (a scratch table, one fragment); and the size of an export of everything.
+ * copies of an existing data dir (never the dir itself), and prints per table: data files, each
+ * index by kind, deletion files, manifests and transactions; per column, the bytes the column
+ * takes when written alone in the store's file format (a scratch table, one fragment); and the
+ * size of an export of everything.
  *
  *   node dist/scripts/bench/store-bytes.js [--memories 10000] [--home DIR] [--keep]
  */
@@ -133,8 +134,16 @@ async function main(): Promise<void> {
       await seeder.growTo(Number(values.memories));
       await seeder.close();
     }
+    // Measured on copies: the data dir is never changed (this build would upgrade one written by an
+    // older build on open). Timestamps kept: LanceDB deletes no file it finds newer than the
+    // versions that reference it.
+    const asIs = du(paths.lanceDir);
+    const live = path.join(tmp, 'live');
+    fs.cpSync(paths.lanceDir, live, { recursive: true, preserveTimestamps: true });
+    const forExport = path.join(tmp, 'export');
+    fs.cpSync(paths.lanceDir, forExport, { recursive: true, preserveTimestamps: true });
     // The export, as `service export` writes it (one JSON line per version, no vectors).
-    const engine = new MemoryEngine({ store: new LanceStore({ dir: paths.lanceDir, dim: 384 }), background: false });
+    const engine = new MemoryEngine({ store: new LanceStore({ dir: forExport, dim: 384 }), background: false });
     await engine.open();
     let exportBytes = 0;
     let versions = 0;
@@ -143,11 +152,7 @@ async function main(): Promise<void> {
       versions++;
     }
     await engine.close();
-    const asIs = du(paths.lanceDir);
-    // What is live: a copy with every old table version deleted (what settled upkeep converges on).
-    const live = path.join(tmp, 'live');
-    // Timestamps kept: LanceDB deletes no file it finds newer than the versions that reference it.
-    fs.cpSync(paths.lanceDir, live, { recursive: true, preserveTimestamps: true });
+    // What is live: every old table version deleted (what settled upkeep converges on).
     {
       const db = await lancedb.connect(live);
       for (const name of await db.tableNames()) {
