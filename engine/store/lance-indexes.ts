@@ -1,13 +1,14 @@
 /**
  * The indexes of LanceStore's tables. Scalar indexes serve the filters recall uses on every call
  * (repo and space for the repo scope, user, session, category), the server's visibility filter
- * (owner) and the reads by id; the full-text
- * index over `search_terms` serves the text channel (LanceStore creates it once a table has rows);
- * the vector index is built once the current view is large.
+ * (owner) and the reads by id; the full-text index over `search_terms` serves the text channel
+ * (LanceStore creates it once a table has rows); the vector index is built once the current view
+ * is large and searched through LanceDB.
  *
  * Bitmap for columns with few distinct values (space, category, repo: a machine or project knows
  * tens to hundreds of repositories), btree for the rest. Missing indexes are added on open, so
- * stores created by an earlier version gain them.
+ * stores created by an earlier version gain them, and indexes this build no longer keeps are
+ * dropped.
  */
 import type * as lancedb from '@lancedb/lancedb';
 import { lance } from './lance-runtime.js';
@@ -24,8 +25,13 @@ export function ftsIndex(): lancedb.Index {
   return lance().Index.fts({ baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false });
 }
 
-const SCALAR: Record<string, 'btree' | 'bitmap'> = {
-  version_id: 'btree',
+/**
+ * Scalar indexes of the current view: the filters of every recall and search (repo and space for
+ * the repo scope, user, session, category; owner for the server's visibility filter), and
+ * memory_id for reads by memory. Not version_id: only the embedding backlog reads rows by it, a
+ * batch at a time, and a scan of that column costs it less than the index costs every row on disk.
+ */
+const VIEW_SCALAR: Record<string, 'btree' | 'bitmap'> = {
   memory_id: 'btree',
   seq: 'btree',
   user_id: 'btree',
@@ -38,16 +44,43 @@ const SCALAR: Record<string, 'btree' | 'bitmap'> = {
   category: 'bitmap',
 };
 
-/** Create every scalar index a table should have and does not. Returns the columns indexed now. */
-export async function ensureIndexes(tbl: lancedb.Table): Promise<string[]> {
-  const have = new Set((await tbl.listIndices()).flatMap((i) => i.columns));
+/**
+ * Scalar indexes of the version log: reads by memory (every update plans from them) and by seq
+ * (the change log). Searches of the past are the only reads filtered by other columns; they are
+ * rare, and scanning those columns then costs less than indexing them on every version (at 10k
+ * versions the six filter and version_id indexes were ~40 bytes a version).
+ */
+const LOG_SCALAR: Record<string, 'btree' | 'bitmap'> = {
+  memory_id: 'btree',
+  seq: 'btree',
+};
+
+/** Scalar index columns this build keeps on some table (an index on another is left alone). */
+const KNOWN_SCALAR = new Set([...Object.keys(VIEW_SCALAR), ...Object.keys(LOG_SCALAR), 'version_id']);
+
+/**
+ * Create every scalar index a table should have and does not, and drop the scalar indexes older
+ * builds made that it should not have. Returns the columns indexed now and the indexes dropped.
+ */
+export async function ensureIndexes(tbl: lancedb.Table, table: 'view' | 'log'): Promise<{ added: string[]; dropped: string[] }> {
+  const want = table === 'view' ? VIEW_SCALAR : LOG_SCALAR;
+  const indices = await tbl.listIndices();
+  const have = new Set(indices.flatMap((i) => i.columns));
   const added: string[] = [];
-  for (const [column, kind] of Object.entries(SCALAR)) {
+  const dropped: string[] = [];
+  for (const idx of indices) {
+    const column = idx.columns[0]!;
+    if (idx.columns.length === 1 && KNOWN_SCALAR.has(column) && !(column in want) && (idx.indexType === 'BTree' || idx.indexType === 'Bitmap')) {
+      await tbl.dropIndex(idx.name);
+      dropped.push(idx.name);
+    }
+  }
+  for (const [column, kind] of Object.entries(want)) {
     if (have.has(column)) continue;
     await tbl.createIndex(column, { config: kind === 'bitmap' ? lance().Index.bitmap() : lance().Index.btree() });
     added.push(column);
   }
-  return added;
+  return { added, dropped };
 }
 
 /** The vector index kind this store builds (an index of another kind is rebuilt by maintenance). */

@@ -10,17 +10,20 @@ import type { VectorIndexPlan } from './lance-indexes.js';
 export interface Marker {
   seq: number;
   vectorIndex: VectorIndexPlan | null;
+  /** Set while the current view is rebuilt from the version log (absent: the view is whole up to `seq`). */
+  rebuilding?: boolean;
 }
 
 const FILE = 'current.json';
 
 export function readMarker(dir: string): Marker {
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(dir, FILE), 'utf8')) as { seq?: unknown; vectorIndex?: { rows?: unknown; partitions?: unknown } };
+    const v = JSON.parse(fs.readFileSync(path.join(dir, FILE), 'utf8')) as { seq?: unknown; vectorIndex?: { rows?: unknown; partitions?: unknown }; rebuilding?: unknown };
     const vi = v.vectorIndex;
     return {
       seq: typeof v.seq === 'number' ? v.seq : 0,
       vectorIndex: vi && typeof vi.rows === 'number' && typeof vi.partitions === 'number' ? { rows: vi.rows, partitions: vi.partitions } : null,
+      ...(v.rebuilding === true ? { rebuilding: true } : {}),
     };
   } catch {
     return { seq: 0, vectorIndex: null };
@@ -31,6 +34,6 @@ export function readMarker(dir: string): Marker {
 export function writeMarker(dir: string, marker: Marker): void {
   const file = path.join(dir, FILE);
   const vectorIndex = marker.vectorIndex ? { rows: marker.vectorIndex.rows, partitions: marker.vectorIndex.partitions } : undefined;
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: marker.seq, vectorIndex }));
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: marker.seq, vectorIndex, ...(marker.rebuilding ? { rebuilding: true } : {}) }));
   fs.renameSync(`${file}.tmp`, file);
 }

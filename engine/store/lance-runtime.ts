@@ -3,6 +3,7 @@
  * imported: together they cost ~200 ms of start-up that CLI commands talking to the daemon, the
  * MCP server and `--help` never need.
  */
+import { createRequire } from 'node:module';
 import type * as LanceDB from '@lancedb/lancedb';
 import type * as Arrow from 'apache-arrow';
 
@@ -28,4 +29,16 @@ export function lance(): typeof LanceDB {
 /** The Apache Arrow module (after loadLanceRuntime). */
 export function arrowLib(): typeof Arrow {
   return loaded(arrowModule, 'apache-arrow');
+}
+
+let arrowOfLance: typeof Arrow | null = null;
+
+/**
+ * Apache Arrow as LanceDB loads it (its CommonJS build, another module instance than the one
+ * `import` gives): Arrow tables handed to LanceDB are built with it, or they fail LanceDB's
+ * `instanceof` checks and its rebuild of them. LanceDB has loaded it by then, so this costs nothing.
+ */
+export function lanceArrow(): typeof Arrow {
+  arrowOfLance ??= createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
+  return arrowOfLance;
 }

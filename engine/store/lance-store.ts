@@ -1,16 +1,21 @@
 /**
- * MemoryStore on LanceDB. Two tables with one schema:
- * - `versions`: every version ever written, append-only (purge is the only removal).
+ * MemoryStore on LanceDB. Two tables (schemas in lance-rows.ts):
+ * - `versions`: every version ever written, append-only (purge is the only removal), without
+ *   vectors: the source of truth holds what an export holds.
  * - `current`: the current view (rows of each memory's last transaction), kept in step with every
- *   append. It is derived data: a crash between the two writes is repaired on open by replaying
- *   the versions past the last seq the view is known to include (`current.json`).
+ *   append, with each row's float16 vector and the row as one payload column. It is derived data:
+ *   a crash between the two writes is repaired on open by replaying the versions past the last seq
+ *   the view is known to include (`current.json`); a repaired row without a vector is embedded in
+ *   the background like any backlog.
  *
- * Scalar indexes exist from the start, the full-text (BM25) index over `search_terms` from a
- * table's first row; an IVF_RQ vector index is built in the background once the current view is
- * large. A memory is findable as soon as its append returns: rows outside the vector index are
- * searched flat, and current rows outside the full-text index (the "tail") are scored here by
- * exact BM25 against the view's term statistics. `maintain()` compacts fragments and folds new rows
- * into the indexes so that many single appends do not degrade search.
+ * Scalar indexes exist from the start. While the view is held in memory (ResidentView) searches of
+ * it run there, and it has no search index; otherwise the full-text (BM25) index over
+ * `search_terms` exists from its first row and an IVF_RQ vector index is built in the background
+ * once it is large. A memory is findable as soon as its append returns: rows outside the vector
+ * index are searched flat, and current rows outside the full-text index (the "tail") are scored
+ * here by exact BM25 against the view's term statistics. `maintain()` compacts fragments and folds
+ * new rows into the indexes so that many single appends do not degrade search. Searches of the
+ * past score the log's text here (lance-past.ts).
  *
  * An in-memory catalog (lance-catalog.ts) answers the write path's "which version is next" and
  * lets reads of the current view skip clauses that cannot exclude anything.
@@ -31,10 +36,13 @@ import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whe
 import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
 import { ensureIndexes, FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
 import { readMarker, writeMarker } from './lance-marker.js';
-import { fromRecord, groupBy, lanceSchema, PAYLOAD_COLUMN, rowColumns, toRecord, vectorDim, type LanceRecord } from './lance-rows.js';
+import { moveVectorsOutOfLog } from './lance-migrate.js';
+import { pastTextHits } from './lance-past.js';
+import { fromRecord, groupBy, isCurrentViewFormat, isLegacyLog, LEGACY_LOG_VECTOR_COLUMNS, logSchema, rowColumns, toLogRecord, toViewTable, vectorDim, viewSchema, type LanceRecord } from './lance-rows.js';
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, RETAIN_VERSIONS_MS, runUpkeep, type UpkeepState } from './lance-upkeep.js';
+import { overlayFresh, viewVectors, withVectors, type HeldVector } from './lance-vectors.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget, ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
@@ -79,6 +87,8 @@ export interface LanceStoreOptions {
 }
 
 const IN_CHUNK = 500;
+/** Memories per commit when the current view is rebuilt from scratch. */
+const REBUILD_CHUNK = 2000;
 /** Fold unindexed rows into the full-text index once this many are scored outside it. */
 const TAIL_LIMIT = 500;
 /** How long a replaced connection stays open for reads that started on it. */
@@ -105,6 +115,8 @@ export class LanceStore implements MemoryStore {
   private maintaining: Promise<MaintenanceReport> | null = null;
   private readonly upkeep: UpkeepState = { currentCommits: 0, versionCommits: 0, rowsSinceIndex: 0, vectorIndex: null, currentOptimizedAt: Date.now(), versionsOptimizedAt: Date.now() };
   private activeModel: string | null = null;
+  /** The version log still holds vectors (an older build wrote it); open() migrates it. */
+  private legacyLog = false;
   /** Memories whose current rows an append in progress is replacing (count() corrects for them too). */
   private inflight: string[] = [];
   /** Whether any current row may lack a vector of the active model (skip the model filter when not). */
@@ -121,8 +133,6 @@ export class LanceStore implements MemoryStore {
    */
   private readonly tail = new Map<string, { row: VersionRow; terms: string[] }>();
   private readonly termStats = new TermStats();
-  /** Versions appended since the versions table's full-text index last caught up. */
-  private versionsUnindexed = 0;
   /** Connections replaced by reconnect(), closed once reads started on them are surely done. */
   private readonly retired = new Map<() => void, NodeJS.Timeout>();
   /** When the current connection was made. */
@@ -162,25 +172,32 @@ export class LanceStore implements MemoryStore {
     this.db = await this.connect();
     const names = await this.db.tableNames();
     this.versionsTbl = names.includes('versions') ? await this.db.openTable('versions') : await this.createTable('versions');
-    let rebuild = false;
+    // A log written before vectors moved out of it: the view is rebuilt from its vectors first.
+    this.legacyLog = await isLegacyLog(this.versionsTbl);
+    const before = readMarker(this.opts.dir);
+    let rebuild = before.rebuilding === true;
     if (names.includes('current')) {
       this.currentTbl = await this.db.openTable('current');
-      const dim = await vectorDim(this.currentTbl);
-      const hasPayload = (await this.currentTbl.schema()).fields.some((f) => f.name === PAYLOAD_COLUMN);
-      if (dim !== this.opts.dim || !hasPayload) {
-        // A store from before the payload column gets it the same way, once.
+      if (!(await isCurrentViewFormat(this.currentTbl, this.opts.dim))) {
+        // Another model's dimension, or a view written by an older build: rebuilt from the log.
+        const dim = await vectorDim(this.currentTbl);
         this.log.info(dim !== this.opts.dim ? 'embedding dimension changed; rebuilding the current view' : 'upgrading the current view (one-time rebuild)', { from: dim, to: this.opts.dim });
+        writeMarker(this.opts.dir, { ...before, rebuilding: true });
         await this.db.dropTable('current');
         this.currentTbl = await this.createTable('current');
         rebuild = true;
       }
     } else {
+      writeMarker(this.opts.dir, { ...before, rebuilding: true });
       this.currentTbl = await this.createTable('current');
       rebuild = true;
     }
-    for (const tbl of [this.versionsTbl, this.currentTbl]) {
-      const added = await ensureIndexes(tbl);
-      if (added.length > 0) this.log.info('added indexes', { table: tbl.name, columns: added });
+    for (const [tbl, kind] of [
+      [this.versionsTbl, 'log'],
+      [this.currentTbl, 'view'],
+    ] as const) {
+      const { added, dropped } = await ensureIndexes(tbl, kind);
+      if (added.length > 0 || dropped.length > 0) this.log.info('indexes changed', { table: tbl.name, added, dropped });
     }
     await this.loadCatalog();
     const scanned = this.seq;
@@ -194,21 +211,60 @@ export class LanceStore implements MemoryStore {
       this.upkeep.vectorIndex = { ...plan, stale: vi.indexType !== VECTOR_INDEX_TYPE };
     }
     if (rebuild || marker < scanned) await this.repairCurrent(rebuild ? 0 : marker);
-    for (const tbl of [this.versionsTbl, this.currentTbl]) {
-      const fts = (await tbl.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
-      if (!fts) await this.ensureFts(tbl);
-      else {
-        this.ftsReady.add(tbl);
-        // Rows left unindexed by a stop before maintenance: fold them in now.
-        const st = await tbl.indexStats(fts.name);
-        if (st && st.numUnindexedRows > 0) await tbl.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-      }
+    if (this.legacyLog) {
+      // Only once the view holds the vectors of every current row.
+      await moveVectorsOutOfLog(this.versionsTbl, this.log);
+      this.legacyLog = false;
     }
-    // A rebuilt view was written in many small commits: compact it and fold its rows into the
-    // indexes before the first search (the vector index follows in the first upkeep).
+    // A rebuilt view was written in many small commits: compact it before the first read.
     if (rebuild && (await this.currentTbl.countRows()) > 0) await this.currentTbl.optimize({ cleanupOlderThan: new Date() });
     await this.rebuildTermStats();
     await this.loadResident();
+    // The log keeps no full-text index (lance-past.ts); older builds made one.
+    const logFts = (await this.versionsTbl.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+    if (logFts) await this.versionsTbl.dropIndex(logFts.name);
+    const fts = (await this.currentTbl.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+    if (this.resident) {
+      if (fts || this.upkeep.vectorIndex) await this.dropViewIndexes();
+    } else if (!fts) await this.ensureFts();
+    else {
+      this.ftsReady.add(this.currentTbl);
+      // Rows left unindexed by a stop before maintenance: fold them in now.
+      const st = await this.currentTbl.indexStats(fts.name);
+      if (st && st.numUnindexedRows > 0) await this.currentTbl.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    }
+  }
+
+  /**
+   * Drop the current view's search indexes (full text, vector) while the view is searched in
+   * memory: no search reads them, and every optimize rewrites them (at 10k memories of the bench
+   * corpus they were 166 bytes a row, with a replaced copy on disk after each pass). The view
+   * gets them back when it stops being held in memory (`searchedThroughIndexes`). Their files go
+   * with the next pass that deletes old table versions.
+   */
+  private async dropViewIndexes(): Promise<void> {
+    const { current } = this.tables();
+    const dropped: string[] = [];
+    for (const idx of await current.listIndices()) {
+      if (!idx.columns.includes('vector') && !idx.columns.includes(FTS_COLUMN)) continue;
+      await current.dropIndex(idx.name);
+      dropped.push(idx.name);
+    }
+    this.log.info('dropped the current view’s search indexes: it is searched in memory', { rows: this.resident?.size, dropped });
+    this.ftsReady.delete(current);
+    this.tail.clear();
+    this.upkeep.vectorIndex = null;
+    this.saveMarker();
+    this.upkeep.currentPruneAt = Date.now() + this.opts.retainVersionsMs;
+    this.schedulePrune();
+  }
+
+  /**
+   * The view is no longer held in memory: searches go through LanceDB from now on, so the
+   * full-text index covers every row at once (upkeep trains the vector index).
+   */
+  private async searchedThroughIndexes(): Promise<void> {
+    await this.ensureFts();
   }
 
   /** Hold the current view in memory when the budget covers it. */
@@ -223,15 +279,18 @@ export class LanceStore implements MemoryStore {
     this.residentReserved = rows;
     const view = new ResidentView(this.opts.dim, this.scan, rows);
     // Batch by batch: the whole view read at once doubled the process's peak memory.
-    for await (const batch of current.query().select([...rowColumns(true), 'vector'])) {
+    for await (const batch of current.query().select([...rowColumns('view'), 'vector'])) {
       view.add((batch.toArray() as LanceRecord[]).map(fromRecord));
     }
     this.resident = view;
-    this.fitResident();
+    await this.fitResident();
   }
 
-  /** Keep the budget in step with the view's size; let go of the view when it outgrew the budget. */
-  private fitResident(): void {
+  /**
+   * Keep the budget in step with the view's size; let go of the view when it outgrew the budget
+   * (called holding the write lock, or from open()).
+   */
+  private async fitResident(): Promise<void> {
     const view = this.resident;
     if (!view) return;
     const grow = view.size - this.residentReserved;
@@ -243,6 +302,7 @@ export class LanceStore implements MemoryStore {
     } else {
       this.log.info('current view outgrew the resident budget: searched through its indexes from now on', { rows: view.size, residentBudget: this.budget.maxRows });
       this.dropResident();
+      if (this.versionsTbl) await this.searchedThroughIndexes();
     }
   }
 
@@ -258,27 +318,22 @@ export class LanceStore implements MemoryStore {
   }
 
   private async createTable(name: 'versions' | 'current'): Promise<lancedb.Table> {
-    const tbl = await this.db!.createEmptyTable(name, lanceSchema(this.opts.dim, { payload: name === 'current' }), { mode: 'overwrite' });
-    await ensureIndexes(tbl);
+    const tbl = await this.db!.createEmptyTable(name, name === 'current' ? viewSchema(this.opts.dim) : logSchema(), { mode: 'overwrite' });
+    await ensureIndexes(tbl, name === 'current' ? 'view' : 'log');
     return tbl;
   }
 
   /**
-   * Build the full-text index over `search_terms` once the table holds a row: LanceDB scores rows
-   * poorly when every row is outside an index that was built on an empty table.
+   * Build the current view's full-text index over `search_terms` once it holds a row: LanceDB
+   * scores rows poorly when every row is outside an index that was built on an empty table.
    */
-  private async ensureFts(tbl: lancedb.Table, replace = false): Promise<void> {
-    if (this.ftsReady.has(tbl) && !replace) return;
-    if ((await tbl.countRows()) === 0) return;
-    await tbl.createIndex(FTS_COLUMN, { config: ftsIndex(), replace: true });
-    this.ftsReady.add(tbl);
-    this.indexCaughtUp(tbl);
-  }
-
-  /** Everything in `tbl` is now covered by its full-text index. */
-  private indexCaughtUp(tbl: lancedb.Table): void {
-    if (tbl === this.currentTbl) this.tail.clear();
-    else this.versionsUnindexed = 0;
+  private async ensureFts(replace = false): Promise<void> {
+    const { current } = this.tables();
+    if (this.ftsReady.has(current) && !replace) return;
+    if ((await current.countRows()) === 0) return;
+    await current.createIndex(FTS_COLUMN, { config: ftsIndex(), replace: true });
+    this.ftsReady.add(current);
+    this.tail.clear();
   }
 
   /** BM25 statistics of the current view, from its stored terms. */
@@ -289,11 +344,14 @@ export class LanceStore implements MemoryStore {
     for (let i = 0; i < t.numRows; i++) this.termStats.add(String(col.get(i)).split(' ').filter(Boolean));
   }
 
-  /** Current rows just written: outside the full-text index until it catches up. */
+  /**
+   * Current rows just written: outside the full-text index until it catches up (no tail while the
+   * view is searched in memory: it has no full-text index then, and gets one over every row).
+   */
   private addToTail(rows: readonly VersionRow[], countTerms: boolean): void {
     for (const r of rows) {
       const t = terms(r.content);
-      this.tail.set(r.version_id, { row: { ...r, vector: null }, terms: t });
+      if (!this.resident) this.tail.set(r.version_id, { row: { ...r, vector: null }, terms: t });
       if (countTerms) this.termStats.add(t);
     }
   }
@@ -318,17 +376,31 @@ export class LanceStore implements MemoryStore {
     writeMarker(this.opts.dir, { seq: this.seq, vectorIndex: this.upkeep.vectorIndex });
   }
 
-  /** Recompute the current view of every memory with versions after `afterSeq`. */
+  /**
+   * Recompute the current view of every memory with versions after `afterSeq`. A row keeps the
+   * vector the view (or a legacy log) has for its version_id; rows without one (versions the view
+   * never took in, a view rebuilt for another model) are embedded in the background, like any
+   * backlog, and counted in `stats().unembedded` meanwhile.
+   */
   private async repairCurrent(afterSeq: number): Promise<void> {
     const rows = await this.versionsTbl!.query().where(`seq > ${sqlNumber(afterSeq)}`).select(['memory_id']).toArray();
     const ids = [...new Set((rows as LanceRecord[]).map((r) => String(r.memory_id)))];
-    this.log.info('repairing the current view', { afterSeq, memories: ids.length });
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      const chunk = ids.slice(i, i + IN_CHUNK);
-      const versions = await this.versionsOf(chunk);
-      await this.currentTbl!.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
-      const cur = groupBy(versions).flatMap((vs) => currentRows(vs));
-      if (cur.length > 0) await this.currentTbl!.add(cur.map((r) => toRecord(r, this.opts.dim, true)));
+    // An empty view (a rebuild) has no vectors to keep and no rows to delete, and takes its rows
+    // in fewer commits: the upgrade of a 100k store from before took 31 s with a read, a delete
+    // and an add per 500 memories, 10.5 s this way (peak RSS 468 MB, of the old log's vectors).
+    const empty = (await this.currentTbl!.countRows()) === 0;
+    const step = empty ? REBUILD_CHUNK : IN_CHUNK;
+    this.log.info('repairing the current view', { afterSeq, memories: ids.length, rebuild: empty });
+    for (let i = 0; i < ids.length; i += step) {
+      const chunk = ids.slice(i, i + step);
+      const versions = await this.logRows(chunk, this.legacyLog);
+      let held = new Map<string, HeldVector>();
+      if (!empty) {
+        held = await viewVectors(this.currentTbl!, chunk);
+        await this.currentTbl!.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
+      }
+      const cur = withVectors(groupBy(versions).flatMap((vs) => currentRows(vs)), held);
+      if (cur.length > 0) await this.currentTbl!.add(toViewTable(cur, this.opts.dim));
     }
     this.saveMarker();
   }
@@ -375,7 +447,6 @@ export class LanceStore implements MemoryStore {
     const db = await this.connect();
     const versions = await db.openTable('versions');
     const current = await db.openTable('current');
-    if (this.ftsReady.has(old.versions)) this.ftsReady.add(versions);
     if (this.ftsReady.has(old.current)) this.ftsReady.add(current);
     this.db = db;
     this.versionsTbl = versions;
@@ -429,7 +500,7 @@ export class LanceStore implements MemoryStore {
           this.catalog.update(id, batch);
         }
         if (reread.length > 0) {
-          const all = await this.versionsOf(reread);
+          const all = overlayFresh(await this.versionsOf(reread), stored);
           for (const vs of groupBy(all)) {
             this.catalog.update(vs[0]!.memory_id, vs);
             fresh.push(...currentRows(vs));
@@ -445,13 +516,11 @@ export class LanceStore implements MemoryStore {
   private async storeVersions(rows: readonly PlannedRow[], write: (records: LanceRecord[]) => Promise<unknown>): Promise<VersionRow[]> {
     const stored: VersionRow[] = rows.map((r) => ({ ...r, seq: ++this.seq }));
     try {
-      await write(stored.map((r) => toRecord(r, this.opts.dim)));
+      await write(stored.map((r) => toLogRecord(r)));
     } catch (err) {
       this.seq -= stored.length;
       throw err;
     }
-    this.versionsUnindexed += stored.length;
-    await this.ensureFts(this.tables().versions);
     return stored;
   }
 
@@ -483,13 +552,13 @@ export class LanceStore implements MemoryStore {
       this.upkeep.currentCommits++;
     }
     this.dropFromTail(replace);
-    if (fresh.length === 0) return this.fitResident();
-    await current.add(fresh.map((r) => toRecord(r, this.opts.dim, true)));
+    if (fresh.length === 0) return await this.fitResident();
+    await current.add(toViewTable(fresh, this.opts.dim));
     this.resident?.add(fresh);
-    this.fitResident();
+    await this.fitResident();
     this.upkeep.currentCommits++;
     this.addToTail(fresh, true);
-    await this.ensureFts(current);
+    if (!this.resident) await this.ensureFts();
     if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.markMixed();
   }
 
@@ -503,22 +572,40 @@ export class LanceStore implements MemoryStore {
     return out;
   }
 
-  private async readRows(tbl: lancedb.Table, where: string | undefined, withVector = false, limit?: number): Promise<VersionRow[]> {
-    const columns = rowColumns(tbl === this.currentTbl);
-    let q = tbl.query().select(withVector ? [...columns, 'vector'] : columns);
+  /**
+   * Rows of the current view or the version log (`withVector`: the view's vectors, or a legacy
+   * log's). The kind is explicit: a read may run on a handle that reconnect() has just replaced.
+   */
+  private async readRows(kind: 'view' | 'log', tbl: lancedb.Table, where: string | undefined, withVector = false, limit?: number): Promise<VersionRow[]> {
+    const view = kind === 'view';
+    const columns = rowColumns(view ? 'view' : 'log');
+    const vector = withVector ? (view ? ['vector'] : this.legacyLog ? LEGACY_LOG_VECTOR_COLUMNS : []) : [];
+    let q = tbl.query().select([...columns, ...vector]);
     if (where) q = q.where(where);
     if (limit !== undefined) q = q.limit(limit);
     return ((await q.toArray()) as LanceRecord[]).map(fromRecord);
   }
 
-  async versionsOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
+  /** Every version of these memories from the log, ordered by (memory_id, version); vectors only from a legacy log. */
+  private async logRows(memoryIds: readonly string[], withVector = false): Promise<VersionRow[]> {
     const { versions } = this.tables();
     const ids = [...new Set(memoryIds)];
     const out: VersionRow[] = [];
     for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      out.push(...(await this.readRows(versions, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, true)));
+      out.push(...(await this.readRows('log', versions, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, withVector)));
     }
     return out.sort((a, b) => (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : a.version - b.version));
+  }
+
+  /**
+   * Every version of these memories. Versions that are current carry the current view's vector;
+   * superseded versions none (the log keeps no vectors).
+   */
+  async versionsOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
+    const rows = await this.logRows(memoryIds);
+    const live = [...new Set(rows.map((r) => r.memory_id))].filter((id) => this.catalog.get(id)?.deleted === false);
+    if (live.length === 0) return rows;
+    return withVectors(rows, await viewVectors(this.tables().current, live));
   }
 
   async currentOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
@@ -526,7 +613,7 @@ export class LanceStore implements MemoryStore {
     const ids = [...new Set(memoryIds)];
     const out: VersionRow[] = [];
     for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      out.push(...(await this.readRows(current, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, true)));
+      out.push(...(await this.readRows('view', current, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, true)));
     }
     return out;
   }
@@ -552,7 +639,7 @@ export class LanceStore implements MemoryStore {
     if (where) q = q.where(where);
     const seqs = ((await q.toArray()) as LanceRecord[]).map((r) => Number(r.seq));
     if (seqs.length === 0) return [];
-    const rows = await this.readRows(current, `seq IN (${seqs.map(sqlNumber).join(', ')})`);
+    const rows = await this.readRows('view', current, `seq IN (${seqs.map(sqlNumber).join(', ')})`);
     return rows.sort((a, b) => b.seq - a.seq);
   }
 
@@ -587,40 +674,52 @@ export class LanceStore implements MemoryStore {
     if (this.resident && req.knownAt === undefined) {
       return await this.resident.search(req);
     }
-    return await this.searches.run(() => this.searchNow(req));
+    return await this.searches.run(() => (req.knownAt === undefined ? this.searchView(req) : this.searchPast(req, req.knownAt)));
   }
 
-  private async searchNow(req: StoreSearch): Promise<StoreHit[]> {
-    const { versions, current } = this.tables();
-    const historical = req.knownAt !== undefined;
-    let parts: string[];
-    if (historical) {
-      parts = [...filterClauses(req.filter), validAtClause(req.validAt), `recorded_at <= ${sqlNumber(req.knownAt!)}`, 'deleted = false'];
-    } else {
-      parts = this.currentClauses(req.filter, req.validAt);
-    }
-    const usableVector = req.vector && req.model && req.vector.length === this.opts.dim ? req.vector : null;
-    if (historical && req.text && this.versionsUnindexed > 0) {
-      // History searches are rare: bring the versions table's text index up to date first.
-      await this.exclusive(async () => {
-        if (this.versionsUnindexed === 0) return;
-        await versions.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-        this.indexCaughtUp(versions);
-      });
-    }
-    const tbl = historical ? versions : current;
-    const hits = await searchChannels(tbl, {
-      columns: rowColumns(!historical),
+  /** A search of the current view: in memory while it is held there, else through LanceDB's indexes. */
+  private async searchView(req: StoreSearch): Promise<StoreHit[]> {
+    if (this.resident) return await this.resident.search(req);
+    const { current } = this.tables();
+    const parts = this.currentClauses(req.filter, req.validAt);
+    const hits = await searchChannels(current, {
+      columns: rowColumns('view'),
       text: req.text,
-      vector: usableVector,
+      vector: req.vector && req.model && req.vector.length === this.opts.dim ? req.vector : null,
       where: whereOf(parts),
-      vectorWhere: historical || this.mixedVectors ? `embed_model = ${sqlString(req.model ?? '')}` : undefined,
-      limit: historical ? req.limit * 4 : req.limit,
+      vectorWhere: this.mixedVectors ? `embed_model = ${sqlString(req.model ?? '')}` : undefined,
+      limit: req.limit,
       exact: req.exact === true,
-      ann: !historical && this.upkeep.vectorIndex ? probing(this.upkeep.vectorIndex, parts.length > 0, this.opts) : null,
-      textIndexed: this.ftsReady.has(tbl),
+      ann: this.upkeep.vectorIndex ? probing(this.upkeep.vectorIndex, parts.length > 0, this.opts) : null,
+      textIndexed: this.ftsReady.has(current),
     });
-    return historical ? hits : mergeTextHits(hits, this.tailSearch(req));
+    return mergeTextHits(hits, this.tailSearch(req));
+  }
+
+  /**
+   * A search of what was believed at `knownAt`: full text over every version recorded by then (the
+   * log), vectors over the current rows recorded by then. Superseded versions keep no vector (the
+   * log holds none), so the vector channel cannot find them; their text can. The engine keeps only
+   * the versions believed at `knownAt` of what comes back.
+   */
+  private async searchPast(req: StoreSearch, knownAt: number): Promise<StoreHit[]> {
+    const { versions } = this.tables();
+    const limit = req.limit * 4;
+    let textHits: StoreHit[] = [];
+    if (req.text) {
+      const parts = [...filterClauses(req.filter), validAtClause(req.validAt), `recorded_at <= ${sqlNumber(knownAt)}`, 'deleted = false'];
+      textHits = await pastTextHits(versions, { text: req.text, where: whereOf(parts)!, limit });
+    }
+    const vectorHits = req.vector
+      ? await this.searchView({ ...req, text: null, knownAt: undefined, limit, filter: { updated_at: { lte: knownAt }, any_of: [req.filter] } })
+      : [];
+    const byId = new Map(vectorHits.map((h) => [h.row.version_id, h]));
+    for (const t of textHits) {
+      const hit = byId.get(t.row.version_id);
+      if (hit) hit.textScore = t.textScore;
+      else byId.set(t.row.version_id, t);
+    }
+    return [...byId.values()];
   }
 
   /** Exact BM25 over the current rows outside the full-text index. */
@@ -638,7 +737,7 @@ export class LanceStore implements MemoryStore {
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
     const { versions } = this.tables();
-    const rows = await this.readRows(versions, `seq > ${sqlNumber(afterSeq)} AND seq <= ${sqlNumber(afterSeq + limit)}`, true);
+    const rows = await this.readRows('log', versions, `seq > ${sqlNumber(afterSeq)} AND seq <= ${sqlNumber(afterSeq + limit)}`, true);
     return rows.sort((a, b) => a.seq - b.seq);
   }
 
@@ -654,7 +753,7 @@ export class LanceStore implements MemoryStore {
         await current.delete(inList);
         this.resident?.removeMemories(ids.slice(i, i + IN_CHUNK));
       }
-      this.fitResident();
+      await this.fitResident();
       for (const id of ids) this.catalog.delete(id);
       this.dropFromTail(ids);
       if (removed > 0) {
@@ -670,8 +769,10 @@ export class LanceStore implements MemoryStore {
     const { versions, current } = this.tables();
     for (const tbl of [versions, current]) {
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
+      // Only the view has a full-text index, and only while it is searched through LanceDB.
+      if (tbl === versions || this.resident) continue;
       this.ftsReady.delete(tbl);
-      await this.ensureFts(tbl, true);
+      await this.ensureFts(true);
       await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
     }
     this.upkeep.currentCommits = this.upkeep.versionCommits = 0;
@@ -679,7 +780,7 @@ export class LanceStore implements MemoryStore {
 
   async unembedded(model: string, limit: number): Promise<VersionRow[]> {
     const { current } = this.tables();
-    return this.readRows(current, `embed_model IS NULL OR embed_model <> ${sqlString(model)}`, false, limit);
+    return this.readRows('view', current, `embed_model IS NULL OR embed_model <> ${sqlString(model)}`, false, limit);
   }
 
   setVectors(updates: readonly VectorUpdate[]): Promise<void> {
@@ -687,17 +788,14 @@ export class LanceStore implements MemoryStore {
       const { current } = this.tables();
       const usable = updates.filter((u) => u.vector.length === this.opts.dim);
       if (usable.length === 0) return;
-      const rows = await this.readRows(current, `version_id IN (${usable.map((u) => sqlString(u.version_id)).join(', ')})`);
+      const rows = await this.readRows('view', current, `version_id IN (${usable.map((u) => sqlString(u.version_id)).join(', ')})`);
       const byId = new Map(usable.map((u) => [u.version_id, u]));
       const updated = rows.map((r) => {
         const u = byId.get(r.version_id)!;
-        return toRecord({ ...r, vector: u.vector, embed_model: u.model }, this.opts.dim, true);
+        return { ...r, vector: u.vector, embed_model: u.model };
       });
       if (updated.length === 0) return;
-      await current
-        .mergeInsert('version_id')
-        .whenMatchedUpdateAll()
-        .execute(updated as unknown as Record<string, unknown>[]);
+      await current.mergeInsert('version_id').whenMatchedUpdateAll().execute(toViewTable(updated, this.opts.dim));
       for (const r of rows) {
         const u = byId.get(r.version_id)!;
         this.resident?.setVector(u.version_id, u.vector, u.model);
@@ -765,15 +863,16 @@ export class LanceStore implements MemoryStore {
       saveMarker: () => this.saveMarker(),
       textBacklogDue: () => this.tail.size >= TAIL_LIMIT,
       optimized: async (table: 'current' | 'versions') => {
-        const { versions, current } = this.tables();
-        this.indexCaughtUp(table === 'current' ? current : versions);
-        if (table === 'current') await this.rebuildTermStats();
+        if (table !== 'current') return;
+        this.tail.clear();
+        await this.rebuildTermStats();
       },
       reconnect: (always: boolean) => (always || Date.now() - this.connectedAt >= RECONNECT_EVERY_MS ? this.reconnect() : Promise.resolve()),
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,
       retainVersionsMs: this.opts.retainVersionsMs,
+      viewInMemory: () => this.resident !== null,
     };
     this.maintaining = (this.versionsTbl ? runUpkeep(this.upkeep, deps, opts.force ?? false) : Promise.resolve(emptyReport())).finally(() => {
       this.maintaining = null;
@@ -822,7 +921,8 @@ export class LanceStore implements MemoryStore {
       const ids = [...new Set(stored.map((r) => r.memory_id))];
       return this.followVersions(stored, ids, async () => {
         const fresh: VersionRow[] = [];
-        for (const vs of groupBy(await this.versionsOf(ids))) {
+        // The view's vectors are those of the rows being replaced: a rewritten row keeps the one it came with.
+        for (const vs of groupBy(overlayFresh(await this.versionsOf(ids), stored))) {
           this.catalog.update(vs[0]!.memory_id, vs);
           fresh.push(...currentRows(vs));
         }

@@ -109,7 +109,7 @@ export function renderDaemon(r: DaemonResults): string {
   );
   const seeding = table(
     ['memories', 'import (pooled vectors)', 'maintenance (compaction, indexes)', 'vector index'],
-    r.sizes.map((s) => [n(s.size), `${s.seed.importSec.toFixed(1)} s`, `${s.seed.maintainSec.toFixed(1)} s`, s.vectorIndex ? 'IVF_RQ (rows since its build are searched flat)' : 'none (flat)']),
+    r.sizes.map((s) => [n(s.size), `${s.seed.importSec.toFixed(1)} s`, `${s.seed.maintainSec.toFixed(1)} s`, s.vectorIndex ? 'IVF_RQ (rows since its build are searched flat)' : 'none (searched in memory, or flat)']),
   );
   const f = r.flush;
   return [

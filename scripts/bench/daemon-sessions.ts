@@ -86,6 +86,23 @@ function logErrors(home: string): string[] {
 
 const mb = (b: number): string => `${(b / 1024 / 1024).toFixed(1)} MB`;
 
+/** Each LanceDB table of a store by part: data files, indexes, deletion files, manifests, transactions. */
+function lanceParts(lanceDir: string): string {
+  if (!fs.existsSync(lanceDir)) return '';
+  const parts: [string, string][] = [
+    ['data', 'data'],
+    ['indexes', '_indices'],
+    ['deletions', '_deletions'],
+    ['manifests', '_versions'],
+    ['transactions', '_transactions'],
+  ];
+  return fs
+    .readdirSync(lanceDir)
+    .filter((f) => f.endsWith('.lance') && !f.startsWith('_'))
+    .map((t) => `${t.replace(/\.lance$/, '')}: ${parts.map(([label, sub]) => `${label} ${mb(du(path.join(lanceDir, t, sub)))}`).join(', ')}`)
+    .join('; ');
+}
+
 export async function runSessions(o: SessionsOptions): Promise<void> {
   const home = o.env.SERVICE_HOME!;
   const env: NodeJS.ProcessEnv = { ...o.env, SERVICE_LOG_LEVEL: 'info' };
@@ -167,6 +184,7 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
   const versions = exportText.split('\n').filter(Boolean).length;
   const paths = resolvePaths(home);
   const lanceBytes = du(paths.lanceDir);
+  const lancePartsAfterRun = lanceParts(paths.lanceDir);
   // Once writes stop, the background upkeep optimizes what the burst left and deletes what each
   // optimize replaced once past the retention (15 s): a few passes. Measured when it settles.
   console.log('· idle upkeep (until the store stops shrinking)');
@@ -186,7 +204,7 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
   if (at45.bytes === 0) at45.bytes = lanceIdleBytes;
   const journalBytes = du(paths.journalDir);
   const homeBytes = du(home) - du(paths.logDir);
-  const lanceParts = fs.existsSync(paths.lanceDir) ? fs.readdirSync(paths.lanceDir).map((f) => `${f} ${mb(du(path.join(paths.lanceDir, f)))}`).join(', ') : '';
+  const lancePartsSettled = lanceParts(paths.lanceDir);
   const breakdown = fs.readdirSync(home).map((f) => `${f} ${mb(fs.statSync(path.join(home, f)).isDirectory() ? du(path.join(home, f)) : fs.statSync(path.join(home, f)).size)}`).join(', ');
   await daemon.stop();
   const turns = flushedTurns(home);
@@ -230,7 +248,8 @@ export async function runSessions(o: SessionsOptions): Promise<void> {
         ['store on disk (lance/) right after the run', `${mb(lanceBytes)} (${(lanceBytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
         ['store on disk (lance/) 45 s later (idle upkeep)', `${mb(at45.bytes)} (${(at45.bytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
         [`store on disk (lance/) once idle upkeep settled (${idleSec.toFixed(0)} s after the run)`, `${mb(lanceIdleBytes)} (${(lanceIdleBytes / Math.max(1, exportBytes)).toFixed(2)}× the export)`],
-        ['store on disk by table, once settled', lanceParts],
+        ['store on disk by table and part, right after the run', lancePartsAfterRun],
+        ['store on disk by table and part, once settled', lancePartsSettled],
         ['journal left on disk', mb(journalBytes)],
         ['data dir without logs', `${mb(homeBytes)} (${breakdown})`],
       ],

@@ -4,14 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import * as lancedb from '@lancedb/lancedb';
-import { FakeEmbedder, LanceStore, ResidentBudget } from '../../engine/index.js';
+import { FakeEmbedder, InMemoryStore, LanceStore, MemoryEngine, ResidentBudget } from '../../engine/index.js';
 import { row } from '../helpers/rows.js';
 import { uuidv7 } from '../../engine/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('LanceStore', () => {
   it('reports fragments and unindexed rows, and maintenance folds them in', async () => {
-    const store = new LanceStore({ dir: path.join(tempDir('lance-diag-'), 'db'), dim: 8 });
+    const store = new LanceStore({ dir: path.join(tempDir('lance-diag-'), 'db'), dim: 8, residentBudget: new ResidentBudget(0) });
     await store.open();
     try {
       for (let i = 0; i < 5; i++) await store.append([row({ content: `diagnostics probe ${i}` })]);
@@ -34,7 +34,7 @@ describe('LanceStore', () => {
   });
 
   it('compacts the current view after compactEveryCommits commits and the version log at a quarter of that rate', async () => {
-    const store = new LanceStore({ dir: path.join(tempDir('lance-policy-'), 'db'), dim: 8, compactEveryCommits: 3 });
+    const store = new LanceStore({ dir: path.join(tempDir('lance-policy-'), 'db'), dim: 8, compactEveryCommits: 3, residentBudget: new ResidentBudget(0) });
     await store.open();
     const fragments = async (): Promise<Record<string, number>> => Object.fromEntries((await store.diagnostics()).map((d) => [d.table, d.fragments]));
     try {
@@ -52,6 +52,31 @@ describe('LanceStore', () => {
       // LanceDB keeps a fragment covered by the indexes apart from newer ones: at most two remain.
       const after = await fragments();
       assert.ok(after.versions! <= 2 && after.current! <= 2, JSON.stringify(after));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('optimizes a view searched in memory at most once per retention', async () => {
+    const store = new LanceStore({ dir: path.join(tempDir('lance-spaced-'), 'db'), dim: 8, compactEveryCommits: 2, retainVersionsMs: 600 });
+    await store.open();
+    const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+    try {
+      assert.ok(store.residentRows() !== null);
+      await wait(650);
+      for (let i = 0; i < 2; i++) await store.append([row({ content: `spaced ${i}` })]);
+      assert.equal((await store.maintain()).compacted, true, 'due: two commits, and the retention has passed since open');
+      for (let i = 2; i < 4; i++) await store.append([row({ content: `spaced ${i}` })]);
+      assert.equal((await store.maintain()).compacted, false, 'two more commits, but within the retention of the last optimize');
+      const fragments = async (): Promise<number> => (await store.diagnostics()).find((d) => d.table === 'current')!.fragments;
+      assert.ok((await fragments()) > 2);
+      // Past the retention, a pass (the store's own prune pass, or this one) optimizes it.
+      await wait(700);
+      await store.maintenanceIdle();
+      await store.maintain();
+      assert.ok((await fragments()) <= 2, `compacted (got ${await fragments()})`);
+      for (let i = 4; i < 6; i++) await store.append([row({ content: `spaced ${i}` })]);
+      assert.equal((await store.maintain({ force: true })).compacted, true, 'a forced pass is never held back');
     } finally {
       await store.close();
     }
@@ -106,7 +131,7 @@ describe('LanceStore', () => {
   });
 
   it('runs a forced maintenance even when a routine one is already running', async () => {
-    const store = new LanceStore({ dir: path.join(tempDir('lance-force-'), 'db'), dim: 8, compactEveryCommits: 2 });
+    const store = new LanceStore({ dir: path.join(tempDir('lance-force-'), 'db'), dim: 8, compactEveryCommits: 2, residentBudget: new ResidentBudget(0) });
     await store.open();
     try {
       for (let i = 0; i < 4; i++) await store.append([row({ content: `force probe ${i}` })]);
@@ -151,12 +176,12 @@ describe('LanceStore', () => {
     }
   });
 
-  it('reads rows of the current view from its one payload column, and upgrades a current view without it', async () => {
+  it('reads rows of the current view from its one payload column, with float16 vectors, and none in the version log', async () => {
     const dir = path.join(tempDir('lance-payload-'), 'db');
     const now = Date.parse('2026-06-01T00:00:00Z');
-    const vec = (x: number): Float32Array => Float32Array.from({ length: 8 }, (_, i) => (i === x ? 1 : 0.1));
+    const vec = (x: number): Float32Array => Float32Array.from({ length: 8 }, (_, i) => (i === x ? 0.9 : 0.1 + i / 100));
     const a = row({ content: 'payload probe kestrel one', metadata: { team: 'core', n: 3 }, source: { kind: 'hook', session_id: 's1' } as never, run_id: 'r1', dir: 'src', vector: vec(1), embed_model: 'm' });
-    const b = row({ content: 'payload probe kestrel two', space: 'personal', owner_id: 'alice', repo: null, valid_to: now + 10_000, vector: vec(2), embed_model: 'm' });
+    const b = row({ content: 'payload probe kestrel two', space: 'personal', owner_id: 'alice', repo: null, valid_to: now + 10_000, vector: vec(2), embed_model: 'm', block: { group_id: 'g', index: 0, count: 2 } });
     let store = new LanceStore({ dir, dim: 8 });
     await store.open();
     await store.append([a, b]);
@@ -165,72 +190,153 @@ describe('LanceStore', () => {
     const before = { hits: await search(store), listed: await store.list({}, { limit: 10 }), current: await store.currentOf([a.memory_id, b.memory_id]) };
     assert.equal((before.hits as unknown[]).length, 2);
     assert.deepEqual((before.listed[1] ?? before.listed[0])!.metadata, { team: 'core', n: 3 });
-    assert.ok(before.current.every((r) => r.vector?.length === 8), 'vectors come back beside the payload');
+    for (const [r, w] of [before.current.find((x) => x.version_id === a.version_id)!, before.current.find((x) => x.version_id === b.version_id)!].map((x, i) => [x, [a, b][i]!] as const)) {
+      assert.deepEqual({ ...r, vector: null }, { ...w, seq: r.seq, vector: null }, 'every field comes back from the payload');
+      assert.ok(r.vector!.every((v, i) => Math.abs(v - w.vector![i]!) < 1e-3), 'the vector comes back at float16 precision');
+    }
+    const logged = await store.versionsOf([a.memory_id]);
+    assert.ok(logged[0]!.vector, 'a current version read from the log carries the view’s vector');
     await store.close();
 
-    // The payload matches the separate columns it copies.
     const db = await lancedb.connect(dir);
+    const log = await db.openTable('versions');
+    assert.deepEqual(
+      (await log.schema()).fields.filter((f) => ['vector', 'embed_model'].includes(f.name)),
+      [],
+      'the version log keeps no vectors',
+    );
     const cur = await db.openTable('current');
-    const records = await cur.query().select(['content', 'metadata', 'valid_to', 'row_json']).toArray();
-    for (const r of records) {
-      const p = JSON.parse(String(r.row_json)) as Record<string, unknown>;
-      assert.equal(p.content, r.content);
-      assert.deepEqual(p.metadata, JSON.parse(String(r.metadata)));
-      assert.equal(p.valid_to, r.valid_to === null ? null : Number(r.valid_to));
-    }
-    // An older store: its current view has no payload column.
-    await cur.dropColumns(['row_json']);
+    const columns = (await cur.schema()).fields.map((f) => f.name);
+    for (const copied of ['content', 'content_hash', 'metadata', 'source', 'block']) assert.ok(!columns.includes(copied), `the view holds ${copied} in its payload only`);
+    log.close();
     cur.close();
     db.close();
 
     store = new LanceStore({ dir, dim: 8 });
     await store.open();
     try {
-      assert.deepEqual(await search(store), before.hits, 'the same rows after the upgrade');
+      assert.deepEqual(await search(store), before.hits, 'the same rows after a reopen');
       assert.deepEqual(await store.list({}, { limit: 10 }), before.listed);
       assert.deepEqual(await store.currentOf([a.memory_id, b.memory_id]), before.current);
     } finally {
       await store.close();
     }
-    const db2 = await lancedb.connect(dir);
-    const upgraded = await db2.openTable('current');
-    assert.ok((await upgraded.schema()).fields.some((f) => f.name === 'row_json'), 'the current view has its payload column again');
-    assert.equal(await upgraded.countRows(), 2);
-    upgraded.close();
-    db2.close();
   });
 
-  it('adds the filter and id indexes to a store that lacks them', async () => {
+  it('repairs a crash between the version log and the current view on open; the row is embedded again in the background', async () => {
+    const dir = path.join(tempDir('lance-crash-'), 'db');
+    const embedder = new FakeEmbedder(8);
+    const content = 'crash repair probe ibis';
+    let store = new LanceStore({ dir, dim: 8 });
+    await store.open();
+    store.setActiveModel(embedder.model);
+    const a = row({ content, vector: await embedder.embedQuery(content), embed_model: embedder.model });
+    // The process dies once the version log took the row, before the current view did.
+    (store as unknown as { replaceCurrent: () => Promise<void> }).replaceCurrent = async () => {
+      throw new Error('simulated crash');
+    };
+    await assert.rejects(store.append([a]), /simulated crash/);
+    await store.close();
+    store = new LanceStore({ dir, dim: 8 });
+    await store.open();
+    store.setActiveModel(embedder.model);
+    const engine = new MemoryEngine({ store, embedder, background: false });
+    try {
+      const [cur] = await store.currentOf([a.memory_id]);
+      assert.equal(cur?.content, content, 'the current view has the row again');
+      assert.equal(cur?.vector, null, 'its vector was never stored: the log keeps none');
+      assert.equal((await engine.status()).backlog, 1, 'status counts it as backlog');
+      assert.ok((await store.search({ text: 'ibis', vector: null, model: null, filter: {}, validAt: Date.now(), limit: 3 })).some((h) => h.row.version_id === a.version_id), 'full text finds it meanwhile');
+      assert.equal(await engine.embedBacklog(), 1);
+      const hits = await store.search({ text: null, vector: a.vector, model: embedder.model, filter: {}, validAt: Date.now(), limit: 3 });
+      assert.equal(hits[0]?.row.version_id, a.version_id);
+      assert.equal((await engine.status()).backlog, 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('searches the past: superseded versions by their text, current ones by vector too', async () => {
+    for (const budget of [undefined, new ResidentBudget(0)]) {
+      const embedder = new FakeEmbedder(8);
+      const store = new LanceStore({ dir: path.join(tempDir('lance-past-'), 'db'), dim: 8, ...(budget ? { residentBudget: budget } : {}) });
+      await store.open();
+      store.setActiveModel(embedder.model);
+      try {
+        const t0 = Date.parse('2026-03-01T00:00:00Z');
+        const old = 'we cache sessions in redis';
+        const v1 = row({ content: old, vector: await embedder.embedQuery(old), embed_model: embedder.model, recorded_at: t0, valid_from: t0 });
+        const kept = row({ content: 'deploys need approval from on call', vector: await embedder.embedQuery('deploys need approval from on call'), embed_model: embedder.model, recorded_at: t0, valid_from: t0 });
+        await store.append([v1, kept]);
+        const v2 = { ...v1, version_id: uuidv7(), version: 2, tx: 2, content: 'we cache sessions in postgres', vector: await embedder.embedQuery('we cache sessions in postgres'), recorded_at: t0 + 1000 };
+        await store.append([v2]);
+        const past = { validAt: t0 + 10, knownAt: t0 + 500, filter: {}, limit: 5 };
+        const byText = await store.search({ ...past, text: 'redis sessions', vector: null, model: null });
+        assert.deepEqual(
+          byText.map((h) => h.row.version_id),
+          [v1.version_id],
+          'the superseded version, by its text',
+        );
+        // Scored exactly as InMemoryStore scores the same versions.
+        const reference = new InMemoryStore();
+        await reference.open();
+        await reference.append([v1, kept]);
+        await reference.append([v2]);
+        for (const text of ['redis sessions', 'sessions cache', 'approval deploys call']) {
+          const scores = async (s: LanceStore | InMemoryStore) =>
+            (await s.search({ ...past, text, vector: null, model: null }))
+              .map((h) => [h.row.version_id, h.textScore!] as const)
+              .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+          const [got, want] = [await scores(store), await scores(reference)];
+          assert.deepEqual(got.map(([id]) => id), want.map(([id]) => id), text);
+          got.forEach(([, s], i) => assert.ok(Math.abs(s - want[i]![1]) < 1e-9, `${text}: ${s} vs ${want[i]![1]}`));
+        }
+        await reference.close();
+        const byVector = await store.search({ ...past, text: null, vector: kept.vector, model: embedder.model });
+        assert.equal(byVector[0]?.row.version_id, kept.version_id, 'a version still current, by its vector');
+        assert.ok(!byVector.some((h) => h.row.version_id === v2.version_id), 'nothing recorded after known_at');
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it('adds the filter and id indexes a table lacks, and drops those it no longer keeps', async () => {
     const dir = path.join(tempDir('lance-indexes-'), 'db');
     const store = new LanceStore({ dir, dim: 8 });
     await store.open();
     await store.append([row({ content: 'index upgrade probe' })]);
     await store.close();
-    // An older store: created before the repo, category, run_id, version_id and owner_id indexes existed.
+    // An older store: the view lacks indexes made since, and the log has the filter indexes
+    // earlier builds kept on it.
     const db = await lancedb.connect(dir);
-    for (const name of ['versions', 'current']) {
-      const tbl = await db.openTable(name);
-      for (const idx of ['repo_idx', 'category_idx', 'run_id_idx', 'version_id_idx', 'owner_id_idx']) await tbl.dropIndex(idx);
-      tbl.close();
-    }
+    const view = await db.openTable('current');
+    for (const idx of ['repo_idx', 'category_idx', 'run_id_idx', 'owner_id_idx']) await view.dropIndex(idx);
+    await view.createIndex('version_id', { config: lancedb.Index.btree() });
+    view.close();
+    const log = await db.openTable('versions');
+    for (const column of ['version_id', 'user_id', 'run_id', 'owner_id']) await log.createIndex(column, { config: lancedb.Index.btree() });
+    for (const column of ['space', 'repo', 'category']) await log.createIndex(column, { config: lancedb.Index.bitmap() });
+    await log.createIndex('search_terms', { config: lancedb.Index.fts({ baseTokenizer: 'whitespace' }) });
+    log.close();
     db.close();
 
     const again = new LanceStore({ dir, dim: 8 });
     await again.open();
     try {
-      const diag = await again.diagnostics();
-      for (const t of diag) {
-        for (const column of ['repo', 'category', 'run_id', 'version_id', 'owner_id', 'space', 'user_id', 'memory_id', 'seq', 'search_terms']) {
-          assert.ok(column in t.unindexed, `${t.table} has an index on ${column}`);
-        }
-      }
+      const diag = Object.fromEntries((await again.diagnostics()).map((d) => [d.table, Object.keys(d.indexTypes).sort()]));
+      // Searched in memory, the view has no full-text index either.
+      assert.deepEqual(diag.current, ['category', 'memory_id', 'owner_id', 'repo', 'run_id', 'seq', 'space', 'user_id']);
+      assert.deepEqual(diag.versions, ['memory_id', 'seq'], 'the log keeps no filter indexes, and no full-text index');
       assert.equal((await again.list({ repo: 'github.com/acme/app' }, { limit: 5 })).length, 1);
+      const past = await again.search({ text: 'index probe', vector: null, model: null, filter: { repo: 'github.com/acme/app', user_id: 'alice' }, validAt: Date.now(), knownAt: Date.now(), limit: 5 });
+      assert.equal(past.length, 1, 'searches of the past still filter on unindexed columns');
     } finally {
       await again.close();
     }
   });
 
-  it('builds the vector index once large, records its plan, and rebuilds an index of an older kind', async () => {
+  it('builds the vector index once large and searched through LanceDB, records its plan, rebuilds an index of an older kind, drops it once in memory', async () => {
     const dir = path.join(tempDir('lance-vindex-'), 'db');
     const embedder = new FakeEmbedder(32);
     const rows = await Promise.all(
@@ -239,10 +345,16 @@ describe('LanceStore', () => {
         return row({ content, vector: await embedder.embedQuery(content), embed_model: embedder.model, run_id: i % 80 === 7 ? 'run-rare' : null });
       }),
     );
+    // Searched in memory, the view needs no index.
     let store = new LanceStore({ dir, dim: 32, vectorIndexMinRows: 300 });
     await store.open();
     store.setActiveModel(embedder.model);
     await store.append(rows);
+    assert.equal((await store.maintain({ force: true })).vectorIndexBuilt, false, 'no index while the view is searched in memory');
+    await store.close();
+    store = new LanceStore({ dir, dim: 32, vectorIndexMinRows: 300, residentBudget: new ResidentBudget(0) });
+    await store.open();
+    store.setActiveModel(embedder.model);
     const built = await store.maintain({ force: true });
     assert.equal(built.vectorIndexBuilt, true);
     assert.equal((await store.stats()).vectorIndex, true);
@@ -272,6 +384,17 @@ describe('LanceStore', () => {
         filtered.map((h) => h.row.content).sort(),
         rows.filter((r) => r.run_id === 'run-rare').map((r) => r.content).sort(),
       );
+    } finally {
+      await store.close();
+    }
+    // Held in memory again, the store drops the index that no search reads.
+    store = new LanceStore({ dir, dim: 32, vectorIndexMinRows: 300 });
+    await store.open();
+    try {
+      assert.equal(store.residentRows(), 400);
+      assert.equal((await store.stats()).vectorIndex, false);
+      assert.equal((await store.diagnostics()).find((d) => d.table === 'current')!.indexTypes.vector, undefined);
+      assert.equal((await store.maintain({ force: true })).vectorIndexBuilt, false);
     } finally {
       await store.close();
     }
@@ -369,6 +492,12 @@ describe('LanceStore: the current view in memory', () => {
       assert.equal(a.residentRows(), null, 'a outgrew the budget');
       assert.equal(budget.usedRows, 0);
       assert.ok((await a.search(await query('extra item24'))).some((h) => h.row.content === `extra ${WORDS[4]} ${WORDS[8]} ${WORDS[2]} item24`), 'a is searched through its indexes');
+      // Held in memory, a had no full-text index; it has one over every row now.
+      const textOnly = await a.search({ text: 'alpha item17', vector: null, model: null, filter: {}, validAt: Date.now(), limit: 3 });
+      assert.ok(textOnly[0]?.row.content.startsWith('alpha ') && textOnly[0].row.content.endsWith(' item17'), JSON.stringify(textOnly.map((h) => h.row.content)));
+      const fts = (await a.diagnostics()).find((d) => d.table === 'current')!;
+      assert.equal(fts.indexTypes.search_terms, 'FTS');
+      assert.equal(fts.unindexed.search_terms, 0);
       await b.close();
       b = await open(bDir, budget);
       assert.equal(b.residentRows(), 30, 'b fits now');
