@@ -18,7 +18,7 @@ import { cleanContent } from './clean.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
-import { MAX_SENTENCE_CHARS, sentences, stripPastedOutput } from './segment.js';
+import { MAX_SENTENCE_CHARS, plainQuotes, sentences, stripPastedOutput } from './segment.js';
 import { answerDrafts } from './answers.js';
 import { lastingSummary } from './compact-summary.js';
 import { subjectOf } from './subject.js';
@@ -142,7 +142,8 @@ export class RuleExtractor implements Extractor {
     this.minConfidence = opts.minConfidence ?? 0.5;
   }
 
-  async extract(turns: readonly ExtractTurn[]): Promise<Candidate[]> {
+  async extract(input: readonly ExtractTurn[]): Promise<Candidate[]> {
+    const turns = input.map((t) => ({ ...t, text: plainQuotes(t.text) }));
     const drafts: Draft[] = [];
     let lastAssistant = '';
     for (const [ti, turn] of turns.entries()) {

@@ -179,6 +179,11 @@ describe('extraction on natural text', () => {
     assert.equal(taste?.category, 'preference', 'liking a kind of thing is a taste');
   });
 
+  it('reads typographic apostrophes as typed ones', async () => {
+    const [c] = await extract([user('Don’t use any external frameworks — keep it pure HTML, CSS, and JS.')]);
+    assert.deepEqual([c?.category, c?.content], ['constraint', "Don't use any external frameworks — keep it pure HTML, CSS, and JS."]);
+  });
+
   it('does not store a request for now that starts with "let us now"', async () => {
     assert.deepEqual(await extract([user('Let us now continue to ensure the parser is fully implemented and that all the methods have at least 2-3 unit tests.')]), []);
   });
