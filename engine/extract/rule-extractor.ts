@@ -20,6 +20,7 @@ import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
 import { MAX_SENTENCE_CHARS, plainQuotes, sentences, stripPastedOutput } from './segment.js';
 import { answerDrafts } from './answers.js';
+import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
@@ -187,6 +188,7 @@ export class RuleExtractor implements Extractor {
       }
     }
     await this.blend(drafts);
+    const found = findingsOf(turns);
 
     const out: Candidate[] = [];
     const at = new Map<string, number>();
@@ -214,6 +216,13 @@ export class RuleExtractor implements Extractor {
         out[prev] = candidate;
       }
     }
+    // Findings: what an answer established about the questions it was asked (findings.ts).
+    for (const f of found) {
+      const key = normalizeContent(f.content);
+      if (at.has(key)) continue;
+      at.set(key, out.length);
+      out.push({ content: f.content, category: 'fact', space: 'project', confidence: FINDING_CONFIDENCE, subject: f.subject, role: 'assistant' });
+    }
     return out;
   }
 
@@ -238,6 +247,33 @@ export class RuleExtractor implements Extractor {
       d.scores = blended;
     });
   }
+}
+
+/**
+ * The findings of a batch: each request (a typed prompt, a parent agent's task) paired with the
+ * assistant's last message before the next request, and each subagent report with the task it was
+ * given.
+ */
+function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
+  const out: Finding[] = [];
+  let request: string | null = null;
+  let answer = '';
+  const close = (): void => {
+    if (request && answer) out.push(...findings(request, answer));
+  };
+  for (const t of turns) {
+    if (t.role === 'user' && t.kind !== 'answer' && t.kind !== 'summary') {
+      close();
+      request = t.text;
+      answer = '';
+    } else if (t.kind === 'report') {
+      if (t.task) out.push(...findings(t.task, t.text));
+    } else if (t.role === 'assistant' && t.kind !== 'summary' && t.text.trim()) {
+      answer = t.text;
+    }
+  }
+  close();
+  return out;
 }
 
 function proseDrafts(turn: ExtractTurn): Draft[] {

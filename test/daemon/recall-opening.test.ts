@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { recordEpisodes } from '../../daemon/episodes.js';
 import { recall } from '../../daemon/recall.js';
 import type { Turn } from '../../daemon/transcript.js';
-import { MemoryEngine, type Candidate } from '../../engine/index.js';
+import { MemoryEngine, RuleExtractor, type Candidate } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 
 const repo = { repo: 'github.com/acme/app', root: '/src/app', dir: '.' };
@@ -36,6 +36,39 @@ describe('recall: the opening block', () => {
     assert.doesNotMatch(opening.text, /stale lockfile/, "the assistant's finding below 0.8 does not either");
     const asked = await recall(engine, { event: 'UserPromptSubmit', session_id: 'new', repo, user_id: 'u', prompt: 'what was the root cause of the flaky build?' }, { maxTokens: 2000 });
     assert.match(asked.text, /stale lockfile/, 'it still answers a prompt it is relevant to');
+    await engine.close();
+  });
+});
+
+describe('recall: findings', () => {
+  const task = 'I need to understand:\n1. How list_panes works when tmux is not running\n2. How the session registry stores panes';
+  const report = (answer: string): string => `## Key Findings\n\n### 1. How list_panes Works When tmux Is Not Running\n\n${answer}\n\n### 2. Session Registry Storage\n\nThe session registry keeps pane ids in a public ETS table.`;
+
+  it('stores what a report answered as findings: not shown at session start, answering the prompts they fit, replaced when the question is answered again', async () => {
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    const base = { user_id: 'u', repo: repo.repo, dir: '.', run_id: 'old', source: { kind: 'capture' as const, session_id: 'old' } };
+    const extractor = new RuleExtractor();
+    const explore = async (answer: string): Promise<void> => {
+      await engine.ingest(await extractor.extract([{ role: 'user', kind: 'prompt', text: 'ok' }, { role: 'tool', tool: 'Agent', kind: 'report', task, text: report(answer) }]), base);
+    };
+    await explore('`list_panes/0` will NOT crash when tmux is missing. It returns `{:error, reason}`.');
+    const stored = (await engine.list({ filter: { repo: repo.repo }, limit: 10 })).results;
+    assert.deepEqual(
+      stored.map((r) => [r.category, (r.metadata as { confidence: number }).confidence]).sort(),
+      [
+        ['fact', 0.6],
+        ['fact', 0.6],
+      ],
+    );
+    const opening = await recall(engine, { event: 'SessionStart', session_id: 'new', repo, user_id: 'u' }, { maxTokens: 2000 });
+    assert.doesNotMatch(opening.text, /list_panes|ETS/, 'a finding is second-hand: it does not open every session');
+    const asked = await recall(engine, { event: 'UserPromptSubmit', session_id: 'new', repo, user_id: 'u', prompt: 'what does list_panes do when tmux is not running?' }, { maxTokens: 2000 });
+    assert.match(asked.text, /will NOT crash/);
+    await explore('`list_panes/0` now raises when tmux is missing; callers rescue it.');
+    const now = (await engine.list({ filter: { repo: repo.repo }, limit: 10 })).results.map((r) => r.content);
+    assert.equal(now.length, 2, `the same question answered again replaces its finding: ${JSON.stringify(now)}`);
+    assert.ok(now.some((c) => /now raises/.test(c)) && !now.some((c) => /will NOT crash/.test(c)), JSON.stringify(now));
     await engine.close();
   });
 });
