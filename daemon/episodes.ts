@@ -217,7 +217,21 @@ function followUpText(d: EpisodeDraft): string {
  * within `max` characters. The stored block stays whole, for search.
  */
 export function episodeSnippet(content: string, query: string, max = SNIPPET_CHARS): string {
-  if (collapse(content).length <= max) return collapse(content);
+  return snippetOf(content, query, max).text;
+}
+
+export interface Snippet {
+  text: string;
+  /**
+   * The passages shown because they hold the query's terms (not the head, the opening or what
+   * follows them): what this snippet says about the query. None when the block is shown whole.
+   */
+  passages: string[];
+}
+
+/** `episodeSnippet` with the passages it showed for the query. */
+export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): Snippet {
+  if (collapse(content).length <= max) return { text: collapse(content), passages: [] };
   const units = content
     .split('\n')
     .flatMap((l) => l.split(/(?<=[.!?;])\s+/))
@@ -250,11 +264,17 @@ export function episodeSnippet(content: string, query: string, max = SNIPPET_CHA
     }
   }
   // 1. The matching passages, best first; one longer than the room is cut around its match.
+  const matched: string[] = [];
   for (const i of order) {
     if (room < 40) break;
-    if (shown.has(i)) continue;
+    if (shown.has(i)) {
+      matched.push(units[i]!);
+      continue;
+    }
     if (units[i]!.length + 3 <= room) take(i, units[i]!);
     else if (shown.size === 0) take(i, windowAround(units[i]!, held[i]!, room - 3));
+    else continue;
+    matched.push(units[i]!);
   }
   // 2. What follows each of them, in the room left (the last piece cut to fit).
   for (const i of [...shown.keys()].sort((a, b) => a - b)) {
@@ -265,7 +285,7 @@ export function episodeSnippet(content: string, query: string, max = SNIPPET_CHA
   }
   let out = joinShown(head, shown);
   if (out.length > max) out = `${out.slice(0, max - 1).trimEnd()}…`;
-  return out;
+  return { text: out, passages: matched };
 }
 
 /** The head, then the shown passages in order, "…" where passages were skipped. */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { recordEpisodes } from '../../daemon/episodes.js';
 import { recall } from '../../daemon/recall.js';
+import { RecalledPerSession } from '../../daemon/recall-seen.js';
 import type { Turn } from '../../daemon/transcript.js';
 import { MemoryEngine, RuleExtractor, type Candidate } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
@@ -90,6 +91,27 @@ describe("recall: episodes in a prompt's recall", () => {
       assert.match(item, /live in src\/backends\/cpu now/);
       assert.ok(item.length > 700 && item.length <= 900 + 40, `${item.length}`);
     }
+    await engine.close();
+  });
+
+  it('shows an episode again in the same session for a prompt that needs a passage of it not shown yet, never the same passage twice', async () => {
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    const filler = (t: string): string => Array.from({ length: 10 }, (_, i) => `Step ${t}${i} of the walkthrough changed ${t}-${i} only.`).join(' ');
+    const outcome = `${filler('a')}\nThe countdown pulses in red during the last ten seconds.\n${filler('b')}\nThe alert sound is a beep played through the Web Audio API.\n${filler('c')}`;
+    await recordEpisodes(engine, [{ uuid: null, role: 'user', kind: 'prompt', text: 'build the timer app with a countdown and an alert sound' }, { uuid: null, role: 'assistant', text: outcome }], { user_id: 'u', run_id: 'old', repo: repo.repo, dir: '.' });
+    const recalled = new RecalledPerSession();
+    const ask = async (prompt: string): Promise<string> => {
+      const seen = recalled.for('new', 'UserPromptSubmit');
+      const out = await recall(engine, { event: 'UserPromptSubmit', session_id: 'new', repo, user_id: 'u', prompt, seen }, { maxTokens: 4000 });
+      seen?.delivered();
+      return out.text;
+    };
+    const first = await ask('what does the countdown do in the last ten seconds');
+    assert.match(first, /pulses in red/);
+    assert.doesNotMatch(first, /Web Audio/, 'the snippet holds the passage for this prompt');
+    assert.match(await ask('how is the alert sound played'), /Web Audio API/, 'another passage of the same episode is new to the session');
+    assert.equal(await ask('what does the countdown do in the last ten seconds'), '', 'a passage already shown is not shown again');
     await engine.close();
   });
 });
