@@ -252,7 +252,8 @@ export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): 
   const shown = new Map<number, string>();
   const take = (i: number, text: string): void => {
     shown.set(i, text);
-    room -= text.length + 3;
+    // The request shown whole replaces the head that clips it.
+    room -= text.length + 3 - (i === 0 ? head.length + 2 : 0);
   };
   // 0. An episode's first block opens with what the turn came to (a summary, the answer): its
   // first passages, in a third of the room.
@@ -288,11 +289,15 @@ export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): 
   return { text: out, passages: matched };
 }
 
-/** The head, then the shown passages in order, "…" where passages were skipped. */
+/**
+ * The head, then the shown passages in order, "…" where passages were skipped. When the first
+ * passage (the request the head clips) is shown itself, it stands for the head.
+ */
 function joinShown(head: string, shown: ReadonlyMap<number, string>): string {
-  let out = head;
+  let out = shown.get(0) ?? head;
   let prev = 0;
   for (const i of [...shown.keys()].sort((a, b) => a - b)) {
+    if (i === 0) continue;
     out += i === prev + 1 ? ` ${shown.get(i)}` : ` … ${shown.get(i)}`;
     prev = i;
   }

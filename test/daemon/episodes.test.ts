@@ -104,6 +104,13 @@ describe('episodes', () => {
     assert.equal(episodeSnippet('Asked: x\nOutcome: short answer.', 'anything'), 'Asked: x Outcome: short answer.', 'a short block is shown whole');
   });
 
+  it('shows a long request once when it holds the prompt’s terms itself (not its clipped head and then the whole of it)', () => {
+    const request = 'Task: Create a git worktree for the integration sprint Requirements: - Branch name: feature/phase10-integration - Base branch: develop - Follow the layout of the worktrees folder - Update the tracking file';
+    const s = episodeSnippet(`${request}\nOutcome: Done.\n${filler(30)}`, 'which branch do new feature branches start from');
+    assert.match(s, /Base branch: develop/);
+    assert.equal(s.split('Task: Create a git worktree').length - 1, 1, s);
+  });
+
   it('folds a short follow-up into the episode and writes nothing twice when the same turns are replayed', async () => {
     const e = await engine();
     const turns = [turn('user', 'where is the sqlite database', { kind: 'prompt' }), turn('assistant', 'In ./data/observe.db.'), turn('user', 'thanks, commit it', { kind: 'prompt' }), turn('assistant', 'Committed.')];
