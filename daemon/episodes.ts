@@ -264,12 +264,40 @@ export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): 
       take(j, units[j]!);
     }
   }
-  // 1. The matching passages, best first; one longer than the room is cut around its match.
+  // 1. The densest region first: the shortest run of passages holding more of the query's terms
+  // (rare ones weighing more) than any one passage does, when it fits in the room ("There is an
+  // auto-follow toggle … Located in scope-bar.tsx … Button with …": the answer sits between the
+  // passages that hold the terms).
+  const cover = (from: number, to: number): number => {
+    const terms = new Set<string>();
+    for (let k = from; k <= to; k++) for (const t of held[k]!) terms.add(t);
+    return [...terms].reduce((a, t) => a + 1 / df.get(t)!, 0);
+  };
+  const single = order.length > 0 ? weight(order[0]!) : 0;
+  let region: { from: number; to: number; score: number; length: number } | null = null;
+  for (const from of order) {
+    if (shown.has(from)) continue;
+    let length = 0;
+    for (let to = from; to < units.length && !shown.has(to); to++) {
+      length += units[to]!.length + 3;
+      if (length > room) break;
+      if (to === from || held[to]!.size === 0) continue;
+      const score = cover(from, to);
+      if (score > single + 1e-9 && (!region || score > region.score + 1e-9 || (Math.abs(score - region.score) <= 1e-9 && length < region.length))) region = { from, to, score, length };
+    }
+  }
   const matched: string[] = [];
+  if (region) {
+    for (let k = region.from; k <= region.to; k++) {
+      take(k, units[k]!);
+      if (held[k]!.size > 0) matched.push(units[k]!);
+    }
+  }
+  // 2. The matching passages, best first; one longer than the room is cut around its match.
   for (const i of order) {
     if (room < 40) break;
     if (shown.has(i)) {
-      matched.push(units[i]!);
+      if (!matched.includes(units[i]!)) matched.push(units[i]!);
       continue;
     }
     if (units[i]!.length + 3 <= room) take(i, units[i]!);
@@ -277,7 +305,7 @@ export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): 
     else continue;
     matched.push(units[i]!);
   }
-  // 2. What follows each of them, in the room left (the last piece cut to fit).
+  // 3. What follows each of them, in the room left (the last piece cut to fit).
   for (const i of [...shown.keys()].sort((a, b) => a - b)) {
     for (let j = i + 1; j < units.length && room >= 40 && !shown.has(j); j++) {
       const u = units[j]!;
