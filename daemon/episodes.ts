@@ -232,11 +232,7 @@ export interface Snippet {
 /** `episodeSnippet` with the passages it showed for the query. */
 export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): Snippet {
   if (collapse(content).length <= max) return { text: collapse(content), passages: [] };
-  const units = content
-    .split('\n')
-    .flatMap((l) => l.split(/(?<=[.!?;])\s+/))
-    .map(collapse)
-    .filter(Boolean);
+  const units = content.split('\n').flatMap(passagesOfLine).map(collapse).filter(Boolean);
   const head = clip(units[0] ?? '', HEAD_CHARS);
   // Terms compared as the relevance floor compares them ("stored" and "store" alike).
   const termsOf = (text: string): string[] => informativeTerms(text).map(termForm);
@@ -315,6 +311,26 @@ export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): 
   let out = joinShown(head, shown);
   if (out.length > max) out = `${out.slice(0, max - 1).trimEnd()}…`;
   return { text: out, passages: matched };
+}
+
+/**
+ * A line's sentences: cut after ".", "!", "?" or ";" and a space, never inside a code span
+ * ("Added `uv tool install . --reinstall` to the README" is one passage).
+ */
+function passagesOfLine(line: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let code = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === '`') code = !code;
+    else if (!code && /[.!?;]/.test(c) && /\s/.test(line[i + 1] ?? '')) {
+      out.push(line.slice(start, i + 1));
+      start = i + 2;
+    }
+  }
+  out.push(line.slice(start));
+  return out;
 }
 
 /**

@@ -125,6 +125,11 @@ describe('episodes', () => {
     assert.match(s, /auto-follow toggle.*scope-bar\.tsx.*Button with an arrow icon/, s);
   });
 
+  it('never cuts a passage inside a code span ("`uv tool install . --reinstall`" is one passage)', () => {
+    const block = `Asked: update the docs\nOutcome: Done.\n${filler(20)}\n- Added \`uv tool install . --reinstall\` to CLAUDE.md and README.md\n${filler(10)}`;
+    assert.match(episodeSnippet(block, 'how do I reinstall the cli'), /Added `uv tool install \. --reinstall` to CLAUDE\.md/);
+  });
+
   it('shows a long request once when it holds the prompt’s terms itself (not its clipped head and then the whole of it)', () => {
     const request = 'Task: Create a git worktree for the integration sprint Requirements: - Branch name: feature/phase10-integration - Base branch: develop - Follow the layout of the worktrees folder - Update the tracking file';
     const s = episodeSnippet(`${request}\nOutcome: Done.\n${filler(30)}`, 'which branch do new feature branches start from');
