@@ -30,7 +30,7 @@ const MAX_HEAD = 100;
 
 export interface Finding {
   content: string;
-  /** `finding:` and the section's subject terms. */
+  /** `finding:`, the terms of the question it answers and those of its section's heading. */
   subject: string;
 }
 
@@ -62,7 +62,7 @@ export function questionItems(request: string): string[] {
 
 /** A section heading: `## …` to `###### …`, or a numbered bold line ("1. **Router**:"). */
 const HEADING = /^#{2,6}\s+(.+)$|^\d{1,2}[.)]\s+\*\*(.+?)\*\*:?\s*$|^\*\*\d{1,2}[.)]\s+(.+?)\*\*:?\s*$/;
-/** Sections that advise or plan rather than report what is (and a report's own summary table). */
+/** Sections that advise or plan rather than report what is. */
 const NOT_A_FINDING = /\b(?:recommend\w*|next steps?|suggest\w*|to ?do|plan|questions?|how to|propos\w*|options?|fix(?:es)? required|action items?|implementation|approach)\b/i;
 /**
  * A line that introduces what follows without saying anything ("What happens when tmux is NOT
@@ -138,9 +138,9 @@ function leadOf(s: Section): string | null {
     if (line.startsWith('|') || /^[-=*_]{3,}$/.test(line)) continue;
     const t = line.replace(BULLET, '').replace(/\*\*|__/g, '').trim();
     if (isLabel(t) || t.length < MIN_LEAD || isQuestion(t) || isNarration(t) || PREAMBLE.test(t)) continue;
-    // An advice ("Edit `test.yml`: remove …") or a pointer ("Location: `src/x.py` (lines 53-89)",
-    // "Function: `flatten(nested)`"): no statement about the code base, and the section's first
-    // say. Its answer, if any, is not in its opening.
+    // The first line that says something is advice ("Edit `test.yml`: remove …"), a pointer
+    // ("Location: `src/x.py` (lines 53-89)", "Function: `flatten(nested)`"), one case ("If …") or
+    // goes stale: the section does not open with its answer, and no finding is taken from it.
     if (TASK_VERB.test(t) || POINTER.test(t) || CONDITION.test(t) || STALE.test(t) || statedWords(t) < MIN_STATED_WORDS) return null;
     return introless(t);
   }
@@ -196,9 +196,10 @@ function contentOf(head: string, lead: string): string {
 }
 
 /**
- * The findings `answer` gives to the question list of `request`: for each section of the answer
- * whose heading takes up an item of the list (shares an informative term with one), its heading
- * and opening statement. None when the request asks no list or the answer has no sections.
+ * The findings `answer` gives to the question list of `request`: for each item, the section of the
+ * answer whose heading takes it up best (shares its informative terms, the rarer among the headings
+ * weighing more; each section once), as its heading and opening statement. None when the request
+ * asks no list or the answer has no sections that open with a statement.
  */
 export function findings(request: string, answer: string): Finding[] {
   const items = questionItems(request).map(termsOf);
