@@ -217,12 +217,22 @@ function followUpText(d: EpisodeDraft): string {
  * within `max` characters. The stored block stays whole, for search.
  */
 export function episodeSnippet(content: string, query: string, max = SNIPPET_CHARS): string {
-  if (collapse(content).length <= max) return collapse(content);
-  const units = content
-    .split('\n')
-    .flatMap((l) => l.split(/(?<=[.!?;])\s+/))
-    .map(collapse)
-    .filter(Boolean);
+  return snippetOf(content, query, max).text;
+}
+
+export interface Snippet {
+  text: string;
+  /**
+   * The passages shown because they hold the query's terms (not the head, the opening or what
+   * follows them): what this snippet says about the query. None when the block is shown whole.
+   */
+  passages: string[];
+}
+
+/** `episodeSnippet` with the passages it showed for the query. */
+export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): Snippet {
+  if (collapse(content).length <= max) return { text: collapse(content), passages: [] };
+  const units = content.split('\n').flatMap(passagesOfLine).map(collapse).filter(Boolean);
   const head = clip(units[0] ?? '', HEAD_CHARS);
   // Terms compared as the relevance floor compares them ("stored" and "store" alike).
   const termsOf = (text: string): string[] => informativeTerms(text).map(termForm);
@@ -238,7 +248,8 @@ export function episodeSnippet(content: string, query: string, max = SNIPPET_CHA
   const shown = new Map<number, string>();
   const take = (i: number, text: string): void => {
     shown.set(i, text);
-    room -= text.length + 3;
+    // The request shown whole replaces the head that clips it.
+    room -= text.length + 3 - (i === 0 ? head.length + 2 : 0);
   };
   // 0. An episode's first block opens with what the turn came to (a summary, the answer): its
   // first passages, in a third of the room.
@@ -249,14 +260,48 @@ export function episodeSnippet(content: string, query: string, max = SNIPPET_CHA
       take(j, units[j]!);
     }
   }
-  // 1. The matching passages, best first; one longer than the room is cut around its match.
+  // 1. The densest region first: the shortest run of passages holding more of the query's terms
+  // (rare ones weighing more) than any one passage does, when it fits in the room ("There is an
+  // auto-follow toggle … Located in scope-bar.tsx … Button with …": the answer sits between the
+  // passages that hold the terms).
+  const cover = (from: number, to: number): number => {
+    const terms = new Set<string>();
+    for (let k = from; k <= to; k++) for (const t of held[k]!) terms.add(t);
+    return [...terms].reduce((a, t) => a + 1 / df.get(t)!, 0);
+  };
+  const single = order.length > 0 ? weight(order[0]!) : 0;
+  let region: { from: number; to: number; score: number; length: number } | null = null;
+  for (const from of order) {
+    if (shown.has(from)) continue;
+    let length = 0;
+    for (let to = from; to < units.length && !shown.has(to); to++) {
+      length += units[to]!.length + 3;
+      if (length > room) break;
+      if (to === from || held[to]!.size === 0) continue;
+      const score = cover(from, to);
+      if (score > single + 1e-9 && (!region || score > region.score + 1e-9 || (Math.abs(score - region.score) <= 1e-9 && length < region.length))) region = { from, to, score, length };
+    }
+  }
+  const matched: string[] = [];
+  if (region) {
+    for (let k = region.from; k <= region.to; k++) {
+      take(k, units[k]!);
+      if (held[k]!.size > 0) matched.push(units[k]!);
+    }
+  }
+  // 2. The matching passages, best first; one longer than the room is cut around its match.
   for (const i of order) {
     if (room < 40) break;
-    if (shown.has(i)) continue;
+    if (shown.has(i)) {
+      if (!matched.includes(units[i]!)) matched.push(units[i]!);
+      continue;
+    }
     if (units[i]!.length + 3 <= room) take(i, units[i]!);
     else if (shown.size === 0) take(i, windowAround(units[i]!, held[i]!, room - 3));
+    else continue;
+    matched.push(units[i]!);
   }
-  // 2. What follows each of them, in the room left (the last piece cut to fit).
+  // 3. What follows each of them, in the room left (the last piece cut to fit).
   for (const i of [...shown.keys()].sort((a, b) => a - b)) {
     for (let j = i + 1; j < units.length && room >= 40 && !shown.has(j); j++) {
       const u = units[j]!;
@@ -265,14 +310,38 @@ export function episodeSnippet(content: string, query: string, max = SNIPPET_CHA
   }
   let out = joinShown(head, shown);
   if (out.length > max) out = `${out.slice(0, max - 1).trimEnd()}…`;
+  return { text: out, passages: matched };
+}
+
+/**
+ * A line's sentences: cut after ".", "!", "?" or ";" and a space, never inside a code span
+ * ("Added `uv tool install . --reinstall` to the README" is one passage).
+ */
+function passagesOfLine(line: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let code = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === '`') code = !code;
+    else if (!code && /[.!?;]/.test(c) && /\s/.test(line[i + 1] ?? '')) {
+      out.push(line.slice(start, i + 1));
+      start = i + 2;
+    }
+  }
+  out.push(line.slice(start));
   return out;
 }
 
-/** The head, then the shown passages in order, "…" where passages were skipped. */
+/**
+ * The head, then the shown passages in order, "…" where passages were skipped. When the first
+ * passage (the request the head clips) is shown itself, it stands for the head.
+ */
 function joinShown(head: string, shown: ReadonlyMap<number, string>): string {
-  let out = head;
+  let out = shown.get(0) ?? head;
   let prev = 0;
   for (const i of [...shown.keys()].sort((a, b) => a - b)) {
+    if (i === 0) continue;
     out += i === prev + 1 ? ` ${shown.get(i)}` : ` … ${shown.get(i)}`;
     prev = i;
   }

@@ -86,13 +86,14 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   const own = mergeTurns(s.buffered, journalTurns(pending)).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
   const turns = [...own, ...agents];
   // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
-  const clean: Turn[] = turns.map((t) => ({ ...t, text: redact(t.text).text }));
+  const clean: Turn[] = turns.map((t) => ({ ...t, text: redact(t.text).text, ...(t.task ? { task: redact(t.task).text } : {}) }));
   const extractTurns: ExtractTurn[] = clean.map((t) => ({
     role: t.role,
     text: t.text,
     ...(t.tool ? { tool: t.tool } : {}),
     ...(t.ok !== undefined ? { ok: t.ok } : {}),
     ...(t.kind ? { kind: t.kind } : {}),
+    ...(t.task ? { task: t.task } : {}),
   }));
   const candidates = extractTurns.length > 0 ? await deps.extractor.extract(extractTurns) : [];
   const results =

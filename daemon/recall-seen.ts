@@ -12,10 +12,23 @@
 /** Sessions remembered at most (least recently recalled dropped first). */
 const MAX_SESSIONS = 500;
 
+/** A memory as recall offered it: its text, and for an episode snippet the passages that matched the prompt. */
+export interface Offered {
+  memory_id: string;
+  content: string;
+  /** Shown in part (an episode's snippet): these passages of it. */
+  passages?: readonly string[];
+}
+
 export interface SeenMemories {
-  has(memoryId: string): boolean;
+  /**
+   * Whether the memory was shown: whole, or (given the passages a snippet of it would show now)
+   * every one of those passages. A long episode shown for one prompt still answers another prompt
+   * with a passage the first did not show.
+   */
+  has(memoryId: string, passages?: readonly string[]): boolean;
   /** Note the memories whose text made it into the block `text` (recorded once delivered). */
-  markShown(text: string, rows: readonly { memory_id: string; content: string }[]): void;
+  markShown(text: string, rows: readonly Offered[]): void;
   /** The block reached the hook in time: record what it showed. */
   delivered(): void;
 }
@@ -23,6 +36,11 @@ export interface SeenMemories {
 /** The start of a memory as the context block prints it (whitespace folded). */
 function shownKey(content: string): string {
   return content.replace(/\s+/g, ' ').trim().slice(0, 80);
+}
+
+/** One passage of a memory shown in part. */
+function passageKey(memoryId: string, passage: string): string {
+  return `${memoryId}\u0000${passage.replace(/\s+/g, ' ').trim().slice(0, 120)}`;
 }
 
 export class RecalledPerSession {
@@ -67,11 +85,16 @@ export class RecalledPerSession {
     if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     const seen = ids;
     const shown: string[] = [];
+    // What this recall has already put in its own block counts too (the opening, then the prompt's).
+    const known = (key: string): boolean => seen.has(key) || shown.includes(key);
     return {
-      // What this recall has already put in its own block counts too (the opening, then the prompt's).
-      has: (id) => seen.has(id) || shown.includes(id),
+      has: (id, passages) => known(id) || (passages !== undefined && passages.length > 0 && passages.every((p) => known(passageKey(id, p)))),
       markShown(text, rows) {
-        for (const r of rows) if (text.includes(shownKey(r.content))) shown.push(r.memory_id);
+        for (const r of rows) {
+          if (!text.includes(shownKey(r.content))) continue;
+          if (r.passages && r.passages.length > 0) shown.push(...r.passages.map((p) => passageKey(r.memory_id, p)));
+          else shown.push(r.memory_id);
+        }
       },
       delivered() {
         for (const id of shown) seen.add(id);

@@ -7,9 +7,9 @@
  * block stays within the token budget and is empty rather than late.
  */
 import { assembleContext, repoScope, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
-import type { SeenMemories } from './recall-seen.js';
+import type { Offered, SeenMemories } from './recall-seen.js';
 import type { RepoInfo } from './repo.js';
-import { episodeSnippet, isEpisode, MAX_EPISODES_INJECTED, SNIPPET_CHARS, turnOf, weighEpisodes } from './episodes.js';
+import { episodeSnippet, isEpisode, MAX_EPISODES_INJECTED, snippetOf, SNIPPET_CHARS, turnOf, weighEpisodes } from './episodes.js';
 
 export interface RecallRequest {
   event: 'SessionStart' | 'UserPromptSubmit';
@@ -65,11 +65,18 @@ function byPriority(rows: VersionRow[]): { row: VersionRow; score: number }[] {
 export async function recall(engine: MemoryEngine, req: RecallRequest, opts: RecallOptions): Promise<{ text: string; count: number }> {
   const { seen } = req;
   if (!seen) return recallFresh(engine, req, opts, () => true);
-  const offered: VersionRow[] = [];
+  const offered: Offered[] = [];
   const out = await recallFresh(engine, req, opts, (row) => {
+    // An episode is shown as a snippet (recallFresh): that is the text to find in the block, and
+    // it is new to the session while it shows a passage for this prompt the session was not shown.
+    if (isEpisode(row) && req.event === 'UserPromptSubmit') {
+      const snippet = snippetOf(row.content, (req.prompt ?? '').trim());
+      if (seen.has(row.memory_id, snippet.passages)) return false;
+      offered.push({ memory_id: row.memory_id, content: snippet.text, passages: snippet.passages });
+      return true;
+    }
     if (seen.has(row.memory_id)) return false;
-    // An episode is shown as a snippet (recallFresh): that is the text to find in the block.
-    offered.push(isEpisode(row) && req.event === 'UserPromptSubmit' ? { ...row, content: episodeSnippet(row.content, (req.prompt ?? '').trim()) } : row);
+    offered.push(row);
     return true;
   });
   seen.markShown(out.text, offered);

@@ -35,6 +35,8 @@ export interface Turn {
   kind?: 'prompt' | 'answer' | 'summary' | 'task' | 'report';
   /** What a `report` was asked for (the Task tool's description, the notification's summary). */
   title?: string;
+  /** The task a `report` answers, as the parent agent wrote it (the Task / Agent tool's prompt). */
+  task?: string;
   /** Files the assistant wrote or edited in this message (assistant turns). */
   files?: string[];
 }
@@ -347,8 +349,10 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
           // A background agent's launch says nothing yet: its report comes in a notification.
           const launched = (e.toolUseResult as { isAsync?: unknown; status?: unknown } | undefined) ?? {};
           if (launched.isAsync === true || launched.status === 'async_launched') continue;
-          const title = (call.input as { description?: unknown } | undefined)?.description;
-          turns.push({ uuid: e.uuid ?? null, role: 'tool', text, tool: call.name, ok: true, kind: 'report', ...(typeof title === 'string' && title ? { title } : {}), ...ts(e) });
+          const input = (call.input as { description?: unknown; prompt?: unknown } | undefined) ?? {};
+          const title = input.description;
+          const task = input.prompt;
+          turns.push({ uuid: e.uuid ?? null, role: 'tool', text, tool: call.name, ok: true, kind: 'report', ...(typeof title === 'string' && title ? { title } : {}), ...(typeof task === 'string' && task.trim() ? { task } : {}), ...ts(e) });
           continue;
         }
         const output = call?.name === 'TaskOutput' && !b.is_error ? taskOutputReport(text) : null;

@@ -5,6 +5,7 @@
  * subject as a change in the world (history kept).
  */
 import { decide, type Neighbor } from './extract/consolidate.js';
+import { FINDING_SUBJECT } from './extract/findings.js';
 import { subjectOf } from './extract/subject.js';
 import type { Candidate } from './extract/types.js';
 import type { MemoryEngine } from './engine.js';
@@ -34,6 +35,12 @@ export interface IngestResult {
 /** Neighbors considered per candidate. */
 const NEIGHBORS = 5;
 
+/** The subject key a stored finding was given (findings.ts), which its content alone does not tell. */
+function findingSubject(metadata: Record<string, unknown> | null | undefined): string | null {
+  const s = metadata?.subject;
+  return typeof s === 'string' && s.startsWith(FINDING_SUBJECT) ? s : null;
+}
+
 export async function ingest(engine: MemoryEngine, candidates: readonly Candidate[], base: IngestBase): Promise<IngestResult[]> {
   const out: IngestResult[] = [];
   for (const c of candidates) {
@@ -46,7 +53,7 @@ export async function ingest(engine: MemoryEngine, candidates: readonly Candidat
       content: h.row.content,
       content_hash: h.row.content_hash,
       category: h.row.category,
-      subject: subjectOf(h.row.content),
+      subject: findingSubject(h.row.metadata) ?? subjectOf(h.row.content),
       similarity: Math.max(0, h.vectorScore ?? 0),
     }));
     const d = decide({ ...c, content_hash: hash }, neighbors);

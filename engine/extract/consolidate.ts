@@ -5,7 +5,8 @@
  *
  * Order of the rules, first match wins:
  * 1. exact duplicate (same content_hash)                          → NOOP exact
- * 2. same subject and category family, both values known, differ  → UPDATE supersede
+ * 2. a finding of the same subject as an earlier finding             → UPDATE supersede
+ *    same subject and category family, both values known, differ  → UPDATE supersede
  * 3. near duplicate (term Jaccard ≥ 0.8 or similarity ≥ 0.93):
  *      the candidate adds no term                                 → NOOP near
  *      it adds terms                                              → UPDATE refresh
@@ -16,6 +17,7 @@
  */
 import { termJaccard, terms } from '../text/tokenize.js';
 import type { Category } from '../types.js';
+import { FINDING_SUBJECT } from './findings.js';
 import { analyzeSubject } from './subject.js';
 import type { Candidate } from './types.js';
 
@@ -59,6 +61,15 @@ export function sameFamily(a: Category, b: Category): boolean {
 export function decide(candidate: Candidate & { content_hash: string }, neighbors: readonly Neighbor[]): Decision {
   const exact = neighbors.find((n) => n.content_hash === candidate.content_hash);
   if (exact) return { action: 'NOOP', memory_id: exact.memory_id, reason: 'exact' };
+
+  // A finding about a subject an earlier finding covered: the newer exploration replaces it.
+  if (candidate.subject?.startsWith(FINDING_SUBJECT)) {
+    const target = mostSimilar(
+      neighbors.filter((n) => n.subject === candidate.subject),
+      (n) => n.similarity,
+    );
+    if (target) return { action: 'UPDATE', memory_id: target.memory_id, mode: 'supersede' };
+  }
 
   if (candidate.subject !== null) {
     const value = analyzeSubject(candidate.content)?.value ?? null;

@@ -18,8 +18,9 @@ import { cleanContent } from './clean.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
-import { MAX_SENTENCE_CHARS, sentences, stripPastedOutput } from './segment.js';
+import { MAX_SENTENCE_CHARS, plainQuotes, sentences, stripPastedOutput } from './segment.js';
 import { answerDrafts } from './answers.js';
+import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
@@ -62,6 +63,18 @@ const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|l
 const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possible|we|you)\b|\bunless\b|\bin this (?:repo|project|codebase)\b/i;
 /** A request addressed to the assistant ("I want you to …", "can you …"). */
 const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b/i;
+/**
+ * A task handed to the assistant in the imperative ("Ultrathink and come up with a chain of …",
+ * "Build a simple timer app …", "ok now find the timeline component"): what to do now, not how the
+ * project works. Fillers and thinking keywords may lead ("ok", "now", "ultrathink and"). A
+ * prohibition ("don't add …") is not one; verbs that state a practice ("use", "keep", "put",
+ * "name", "write", "prefix", "format") are left to the cues, and so is a verb read as a noun that
+ * a statement is about ("Commit messages follow …", "Build output goes to dist").
+ */
+const TASK_REQUEST =
+  /^(?:(?:ok(?:ay)?|so|now|then|and|also|just|first|next|alright|hey|pls|plz|ultrathink|megathink|think(?: (?:hard(?:er)?|deeply|carefully|step by step))?)(?:[\s,.:;!–—-]+|$))*(?:come up with|create|build|make|add|implement|fix|find|look (?:at|into|for)|search|explore|investigate|analy[sz]e|review|explain|describe|summari[sz]e|show|tell|give|list|generate|check|update|change|refactor|rename|remove|delete|move|read|continue|redo|rewrite|draft|design|plan|set up|install|deploy|commit|push|merge|edit|modify|convert|compare|debug|help|figure out|research|brainstorm|propose|suggest|prepare|clean up|translate)\b(?!(?: [\w./-]+){0,2} (?:is|are|was|were|has|have|must|should|can|will|go|goes|live|lives|follow|follows|need|needs|run|runs|use|uses|stay|stays|belong|belongs|start|starts|end|ends|take|takes|get|gets)\b)/i;
+/** A prohibition beside a task ("fix the flaky test, we must not skip it") is a rule of its own. */
+const PROHIBITION = /\b(?:must(?:n't| not)|shall not|do not|don'?t|may not|cannot|can'?t)\b/i;
 /** Assistant findings that hold beyond the turn (a root cause, the cause of a failure). */
 const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
 /**
@@ -142,7 +155,8 @@ export class RuleExtractor implements Extractor {
     this.minConfidence = opts.minConfidence ?? 0.5;
   }
 
-  async extract(turns: readonly ExtractTurn[]): Promise<Candidate[]> {
+  async extract(input: readonly ExtractTurn[]): Promise<Candidate[]> {
+    const turns = input.map((t) => ({ ...t, text: plainQuotes(t.text) }));
     const drafts: Draft[] = [];
     let lastAssistant = '';
     for (const [ti, turn] of turns.entries()) {
@@ -174,6 +188,7 @@ export class RuleExtractor implements Extractor {
       }
     }
     await this.blend(drafts);
+    const found = findingsOf(turns);
 
     const out: Candidate[] = [];
     const at = new Map<string, number>();
@@ -201,6 +216,13 @@ export class RuleExtractor implements Extractor {
         out[prev] = candidate;
       }
     }
+    // Findings: what an answer established about the questions it was asked (findings.ts).
+    for (const f of found) {
+      const key = normalizeContent(f.content);
+      if (at.has(key)) continue;
+      at.set(key, out.length);
+      out.push({ content: f.content, category: 'fact', space: 'project', confidence: FINDING_CONFIDENCE, subject: f.subject, role: 'assistant' });
+    }
     return out;
   }
 
@@ -227,6 +249,33 @@ export class RuleExtractor implements Extractor {
   }
 }
 
+/**
+ * The findings of a batch: each request (a typed prompt, a parent agent's task) paired with the
+ * assistant's last message before the next request, and each subagent report with the task it was
+ * given.
+ */
+function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
+  const out: Finding[] = [];
+  let request: string | null = null;
+  let answer = '';
+  const close = (): void => {
+    if (request && answer) out.push(...findings(request, answer));
+  };
+  for (const t of turns) {
+    if (t.role === 'user' && t.kind !== 'answer' && t.kind !== 'summary') {
+      close();
+      request = t.text;
+      answer = '';
+    } else if (t.kind === 'report') {
+      if (t.task) out.push(...findings(t.task, t.text));
+    } else if (t.role === 'assistant' && t.kind !== 'summary' && t.text.trim()) {
+      answer = t.text;
+    }
+  }
+  close();
+  return out;
+}
+
 function proseDrafts(turn: ExtractTurn): Draft[] {
   const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text);
   const out: Draft[] = [];
@@ -242,8 +291,9 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     const durable = DURABLE.test(text);
     if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !durable && !(RELOCATION.test(text) && NAMES_A_PATH.test(text))) continue;
     if (turn.role === 'user' && MUSING.test(text) && !durable) continue;
-    // A request for now is not a memory, however it is phrased ("I want you to … make it so!").
-    if (!durable && (ONE_OFF.test(text) || REQUEST.test(text))) continue;
+    // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
+    // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
+    if (!durable && (ONE_OFF.test(text) || REQUEST.test(text) || (turn.role === 'user' && TASK_REQUEST.test(text) && !PROHIBITION.test(text)))) continue;
     const scored = scoreSentence(text);
     if (!scored) continue;
     const next = list[i + 1];

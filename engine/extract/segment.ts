@@ -48,6 +48,14 @@ export function stripPastedOutput(text: string): string {
   return out.join('\n');
 }
 
+/**
+ * Typographic quotes as typed ones: editors and phones turn "don't" into "don’t", which no cue
+ * (written with ') would read.
+ */
+export function plainQuotes(text: string): string {
+  return text.replace(/[‘’ʼ′]/g, "'").replace(/[“”″]/g, '"');
+}
+
 /** Remove injected memory context and fenced code blocks. */
 export function stripInjected(text: string): string {
   return text.replace(MEMORY_CONTEXT, '\n').replace(FENCE, '\n');

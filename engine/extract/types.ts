@@ -20,6 +20,8 @@ export interface ExtractTurn {
    * turn). Absent: an ordinary message.
    */
   kind?: 'prompt' | 'answer' | 'summary' | 'task' | 'report';
+  /** The task a `report` answers (the parent agent's words), when known. */
+  task?: string;
 }
 
 export interface Candidate {

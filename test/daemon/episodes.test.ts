@@ -104,6 +104,39 @@ describe('episodes', () => {
     assert.equal(episodeSnippet('Asked: x\nOutcome: short answer.', 'anything'), 'Asked: x Outcome: short answer.', 'a short block is shown whole');
   });
 
+  it('shows the densest region whole: the run of passages holding most of the prompt’s terms, with the answer between them', () => {
+    const block = [
+      'Task: Explore the timeline feature and report.',
+      'Outcome: ## Summary',
+      filler(12),
+      '**Existing Follow Functionality**',
+      'There IS an auto-follow toggle (not a full pause):',
+      '- `autoFollow` state in the UI store (defaults to `true`)',
+      '- When enabled: scrolls the list to new events',
+      '- Located at `app/client/src/components/main-panel/scope-bar.tsx`',
+      '  - Button with an arrow icon',
+      filler(6),
+      '- The follow state is described in the store.',
+      filler(6),
+      '- Each button of the toolbar has a tooltip.',
+    ].join('\n');
+    const s = episodeSnippet(block, 'where is the auto-follow button');
+    assert.ok(s.length <= SNIPPET_CHARS, `${s.length}`);
+    assert.match(s, /auto-follow toggle.*scope-bar\.tsx.*Button with an arrow icon/, s);
+  });
+
+  it('never cuts a passage inside a code span ("`uv tool install . --reinstall`" is one passage)', () => {
+    const block = `Asked: update the docs\nOutcome: Done.\n${filler(20)}\n- Added \`uv tool install . --reinstall\` to CLAUDE.md and README.md\n${filler(10)}`;
+    assert.match(episodeSnippet(block, 'how do I reinstall the cli'), /Added `uv tool install \. --reinstall` to CLAUDE\.md/);
+  });
+
+  it('shows a long request once when it holds the prompt’s terms itself (not its clipped head and then the whole of it)', () => {
+    const request = 'Task: Create a git worktree for the integration sprint Requirements: - Branch name: feature/phase10-integration - Base branch: develop - Follow the layout of the worktrees folder - Update the tracking file';
+    const s = episodeSnippet(`${request}\nOutcome: Done.\n${filler(30)}`, 'which branch do new feature branches start from');
+    assert.match(s, /Base branch: develop/);
+    assert.equal(s.split('Task: Create a git worktree').length - 1, 1, s);
+  });
+
   it('folds a short follow-up into the episode and writes nothing twice when the same turns are replayed', async () => {
     const e = await engine();
     const turns = [turn('user', 'where is the sqlite database', { kind: 'prompt' }), turn('assistant', 'In ./data/observe.db.'), turn('user', 'thanks, commit it', { kind: 'prompt' }), turn('assistant', 'Committed.')];

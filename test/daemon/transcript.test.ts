@@ -201,6 +201,11 @@ describe('readTranscript', () => {
     );
     const turns = readTranscript(f, 0).turns;
     assert.deepEqual(
+      turns.filter((t) => t.kind === 'report').map((t) => t.task ?? null),
+      ['find where data is stored', null, null],
+      'a Task / Agent result carries the task it answers (its prompt); a notification and TaskOutput do not know it',
+    );
+    assert.deepEqual(
       turns.map((t) => [t.role, t.kind ?? null, t.title ?? null, t.text]),
       [
         ['user', 'prompt', null, 'how does the app store its data?'],

@@ -30,6 +30,16 @@ function candidate(content: string, category: Category = 'decision', over: Parti
   };
 }
 
+describe('decide: findings', () => {
+  it('replaces a finding of the same subject (the question answered again), and keeps findings of other subjects', () => {
+    const subject = 'finding:list pane tmux | list pane';
+    const old = neighbor('List panes: it returns {:error, reason} when tmux is missing.', { category: 'fact', subject, similarity: 0.4 });
+    const other = neighbor('Session registry: pane ids sit in an ETS table.', { category: 'fact', subject: 'finding:registry session | session registry', similarity: 0.4 });
+    assert.deepEqual(decide(candidate('List panes: it raises when tmux is missing.', 'fact', { subject }), [other, old]), { action: 'UPDATE', memory_id: old.memory_id, mode: 'supersede' });
+    assert.deepEqual(decide(candidate('Session storage: sessions live in SQLite.', 'fact', { subject: 'finding:session storage | session storage' }), [other, old]), { action: 'ADD' });
+  });
+});
+
 describe('decide: consolidation against existing memories', () => {
   it('adds when there are no neighbors or none is related', () => {
     assert.deepEqual(decide(candidate('We use pnpm.'), []), { action: 'ADD' });

@@ -179,6 +179,24 @@ describe('extraction on natural text', () => {
     assert.equal(taste?.category, 'preference', 'liking a kind of thing is a taste');
   });
 
+  it('never stores a task handed to the assistant in the imperative, unless it says it lasts', async () => {
+    assert.deepEqual(
+      await extract([
+        user('Ok ultrathink and come up with a chain of cause and effect relationships spanning at least 20 steps that links today to the second world war.'),
+        user('Build a simple timer web app using HTML, CSS, and JavaScript. It must run offline.'),
+        user('now find the timeline component and explain how it works'),
+      ]),
+      [{ content: 'It must run offline.', category: 'constraint', space: 'project', confidence: 0.75, subject: null, role: 'user' }],
+    );
+    const kept = (await extract([user('From now on create a changelog entry for every release.'), user('Fix the flaky test, we must not skip it.'), user('Commit messages must follow conventional commits.'), user('Build output must go to dist.')])).map((c) => c.content);
+    assert.deepEqual(kept, ['From now on create a changelog entry for every release.', 'Fix the flaky test, we must not skip it.', 'Commit messages must follow conventional commits.', 'Build output must go to dist.'], 'a durable task, a prohibition, a verb read as a noun');
+  });
+
+  it('reads typographic apostrophes as typed ones', async () => {
+    const [c] = await extract([user('Don’t use any external frameworks — keep it pure HTML, CSS, and JS.')]);
+    assert.deepEqual([c?.category, c?.content], ['constraint', "Don't use any external frameworks — keep it pure HTML, CSS, and JS."]);
+  });
+
   it('does not store a request for now that starts with "let us now"', async () => {
     assert.deepEqual(await extract([user('Let us now continue to ensure the parser is fully implemented and that all the methods have at least 2-3 unit tests.')]), []);
   });

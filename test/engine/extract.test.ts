@@ -67,6 +67,22 @@ describe('RuleExtractor: behaviour', () => {
     assert.deepEqual(await x.extract([{ role: 'tool', tool: 'Task', text: stated, kind: 'report' }]), []);
   });
 
+  it('takes findings from an answer to a question list: a task and the report that ends it, a prompt and the reply, a report and the task it carries', async () => {
+    const x = new RuleExtractor();
+    const ask = 'I need to understand:\n1. Where events are stored\n2. How the server pushes new events';
+    const answer = '## Findings\n\n### 1. Event Storage\n\nEvents are kept in a SQLite database at `./data/observe.db`.\n\n### 2. Pushing New Events\n\nThe server broadcasts each new event over a WebSocket to subscribed clients.';
+    const expected = [
+      ['fact', 0.6, 'assistant', 'Event Storage: Events are kept in a SQLite database at `./data/observe.db`.'],
+      ['fact', 0.6, 'assistant', 'Pushing New Events: The server broadcasts each new event over a WebSocket to subscribed clients.'],
+    ];
+    const shape = (cs: readonly Candidate[]) => cs.map((c) => [c.category, c.confidence, c.role, c.content]);
+    assert.deepEqual(shape(await x.extract([{ role: 'user', kind: 'task', text: ask }, assistant('Let me look.'), assistant(answer)])), expected);
+    assert.deepEqual(shape(await x.extract([{ role: 'user', kind: 'prompt', text: ask }, assistant(answer)])), expected);
+    assert.deepEqual(shape(await x.extract([user('go'), { role: 'tool', tool: 'Agent', kind: 'report', task: ask, text: answer }])), expected);
+    assert.deepEqual(await x.extract([user('go'), { role: 'tool', tool: 'Agent', kind: 'report', text: answer }]), [], 'a report whose task is unknown answers no known question');
+    assert.deepEqual(await x.extract([{ role: 'user', kind: 'task', text: 'Look into the event storage and report back.' }, assistant(answer)]), [], 'a task that asks no list');
+  });
+
   it('is deterministic: same turns, same candidates, across calls and instances', async () => {
     for (const make of [() => new RuleExtractor(), () => new RuleExtractor({ embedder: new FakeEmbedder(64) })]) {
       const a = make();
