@@ -32,20 +32,27 @@ const CSV_RULE: SecretRule = {
     const out: Found[] = [];
     const lines = text.split('\n');
     let offset = 0;
-    let columns: number[] | null = null;
+    let header: string[] | null = null;
     for (const line of lines) {
       const cells = line.split(',');
       if (cells.length >= 2 && cells.some((c) => CSV_SECRET_COLUMNS.test(c.trim()))) {
-        columns = cells.map((c, i) => (CSV_SECRET_COLUMNS.test(c.trim()) ? i : -1)).filter((i) => i >= 0);
-      } else if (columns && line.trim() === '') {
-        columns = null;
-      } else if (columns && cells.length >= 2) {
+        header = cells.map((c) => c.trim());
+      } else if (header && line.trim() === '') {
+        header = null;
+      } else if (header && cells.length >= 2) {
+        // A row lines up with the header from the left, or, when text was pasted before the
+        // header on its line (its own commas too), from the right: the cells under a secret
+        // column either way are taken.
+        const h = header;
+        const shift = h.length - cells.length;
+        const nameOf = (i: number): string | undefined => (CSV_SECRET_COLUMNS.test(h[i] ?? '') ? h[i] : shift > 0 && CSV_SECRET_COLUMNS.test(h[i + shift] ?? '') ? h[i + shift] : undefined);
         let at = offset;
         cells.forEach((cell, i) => {
           const v = cell.trim().replace(/^"|"$/g, '');
-          if (columns!.includes(i) && v.length >= 3) {
+          const name = nameOf(i);
+          if (name && v.length >= 3) {
             const start = at + cell.indexOf(v);
-            out.push({ start, end: start + v.length, type: /secret/i.test(lines[0] ?? '') && i !== columns![0] ? 'aws_secret_key' : 'password' });
+            out.push({ start, end: start + v.length, type: /secret/i.test(name) ? 'aws_secret_key' : 'password' });
           }
           at += cell.length + 1;
         });

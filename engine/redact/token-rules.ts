@@ -34,6 +34,8 @@ export const TOKEN_RULES: readonly SecretRule[] = [
     /(?:aws[_-]?)?secret[_-]?(?:access[_-]?)?key["']?\s*(?:=>|[:=])\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
     { groups: [1] },
   ),
+  // An access key id and its secret side by side, as credential CSVs and `id,secret` lists hold them.
+  regexRule('aws_secret_key', /\b(?:AKIA|ASIA)[A-Z0-9]{16}["']?\s*[,;:\t|]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/g, { groups: [1] }),
   token('gcp_api_key', 'AIza[0-9A-Za-z_-]{35}'),
   token('gcp_oauth_token', 'ya29\\.[0-9A-Za-z_-]{20,}'),
   token('gcp_client_secret', 'GOCSPX-[0-9A-Za-z_-]{20,}'),

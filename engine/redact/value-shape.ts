@@ -45,8 +45,17 @@ export function isLiteralValue(value: string): boolean {
   return true;
 }
 
+/**
+ * A run of 20+ letters, digits and base64 signs with upper case, lower case and digits all in it:
+ * what random tokens are made of, and no file or folder name is (names have separators, words,
+ * or one case).
+ */
+const TOKEN_SEGMENT = /^(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*\d)[A-Za-z0-9+=]{20,}$/;
+
 /** A file system path rather than a secret: `./x`, `/etc/x`, `~/x`, `C:\x`, `x/y.json`. */
 export function isPath(v: string): boolean {
+  // Base64 may begin with `/` ("/x0lJy84KZJxoDJz+wXeRLFx…"): a path has names, not a token, between its slashes.
+  if (v.split(/[/\\]/).some((seg) => TOKEN_SEGMENT.test(seg))) return false;
   if (/^(?:\.{1,2}\/|~\/|\/[A-Za-z._-]|[A-Za-z]:\\)/.test(v)) return true;
   return /^[\w.-]+(?:\/[\w.-]+)+\.[a-z]{2,5}$/i.test(v) && !/\d{4}/.test(v);
 }

@@ -82,6 +82,29 @@ describe('redact: contract', () => {
     assert.equal(out.findings.length, 1);
   });
 
+  it('redacts base64 key material that begins with a slash (not a path), and keeps real paths', () => {
+    // Random base64 starts with "/" one time in 64: it was taken for an absolute path and kept.
+    const material = '/x0lJy84KZJxoDJz+wXeRLFxFz8Ek+DQ4F3PoywXh/XR';
+    const out = redact(`{"keyset": {"primary": 1, "material": "${material}", "type": "AES256_GCM"}}`).text;
+    assert.ok(!out.includes(material), out);
+    for (const p of ['/home/user/.cache/models--Xenova--all-MiniLM-L6-v2/snapshots/main/onnx/model.onnx', '/usr/include/c++/12/bits/stl_vector.h']) {
+      const text = `model_path = "${p}"\ninclude_dir: ${p}`;
+      assert.equal(redact(text).text, text);
+    }
+  });
+
+  it('redacts the secret column of a credentials CSV whatever was pasted before its header or after its row', () => {
+    const secret = 'aPz/DbVy5OD966xS1Ir5cQk7Xh2LmN0pRsTuVwYz';
+    const csv = `User name,Password,Access key ID,Secret access key,Console login link\ndeploy-bot,,AKIA4BIBTSXXG35BY1ZN,${secret},https://123456789012.signin.aws.amazon.com/console`;
+    for (const text of [csv, `{"a":1,"b":2} pasted ${csv} and more, with commas, after it`]) {
+      const out = redact(text).text;
+      assert.ok(!out.includes(secret), out);
+      assert.ok(out.includes('[REDACTED:aws_secret_key]'), out);
+    }
+    // An access key id beside its secret, as `id,secret` lists hold them, with no header at all.
+    assert.ok(!redact(`AKIA4BIBTSXXG35BY1ZN,${secret}`).text.includes(secret));
+  });
+
   it('swallows secrets inside a private span into the private placeholder', () => {
     const out = redact('<private>AKIAIOSFODNN7EXAMPLE</private>');
     assert.equal(out.text, '[REDACTED:private]');
