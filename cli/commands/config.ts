@@ -13,8 +13,9 @@ async function afterChange(name: string, ctx: CommandContext): Promise<string[]>
   const notes: string[] = [];
   const env = ctx.io.env[name];
   if (env !== undefined && env !== '') notes.push(`note: ${name} is also set in this shell's environment (${name}=${env}), which overrides the file for commands run from it`);
-  // A busy daemon may take a moment to answer; no daemon fails at once (nothing listens).
-  if (await daemonHealth(ctx.config(), 2000)) notes.push('the running daemon restarts on the new setting within a second or two');
+  // A busy daemon may take a moment to answer (2 s was missed on a loaded 2-core machine); no
+  // daemon fails at once (nothing listens).
+  if (await daemonHealth(ctx.config(), 5000)) notes.push('the running daemon restarts on the new setting within a second or two');
   return notes;
 }
 

@@ -91,10 +91,20 @@ test('hooks.json starts a hook without NODE_EXTRA_CA_CERTS and the daemon it sta
     if (ca) env.NODE_EXTRA_CA_CERTS = ca;
     const r = spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify({ hook_event_name: 'SessionStart', source: 'startup', session_id: 's' }), env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    // The hook runs in the background (hooks.json): wait for it and for the daemon it starts.
-    for (let i = 0; i < 250 && !(fs.existsSync(started) && fs.existsSync(seen)); i++) await new Promise((res) => setTimeout(res, 20));
-    const hook = JSON.parse(fs.readFileSync(seen, 'utf8')) as { ca: string | null };
-    const daemon = JSON.parse(fs.readFileSync(started, 'utf8')) as { ca: string | null; saved: string | null };
+    // The hook runs in the background (hooks.json): wait for it and for the daemon it starts, and
+    // for each note to be written whole (a file seen between its creation and its write is empty).
+    const note = async <T>(file: string): Promise<T> => {
+      for (let i = 0; ; i++) {
+        try {
+          return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+        } catch (e) {
+          if (i >= 750) throw e;
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      }
+    };
+    const hook = await note<{ ca: string | null }>(seen);
+    const daemon = await note<{ ca: string | null; saved: string | null }>(started);
     fs.rmSync(home, { recursive: true, force: true });
     assert.equal(hook.ca, '', 'the hook\'s Node starts without the extra CA file');
     assert.deepEqual(daemon, { ca: ca ?? null, saved: null }, `the daemon gets the caller's NODE_EXTRA_CA_CERTS back (${ca})`);
