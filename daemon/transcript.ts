@@ -13,7 +13,8 @@
  * a sidechain) is read with `{ agent: true }`, its prompts being the parent agent's task. What a
  * subagent reports back (the Task / Agent tool's result, or a background agent's
  * `<task-notification>` result) is a `report` turn, never a prompt. AskUserQuestion answers become
- * question-and-answer turns.
+ * question-and-answer turns. A prompt typed while the agent worked and handed to the running turn
+ * exists only as a `queue-operation` line; it is read as a prompt where it was typed.
  */
 import fs from 'node:fs';
 
@@ -53,6 +54,9 @@ export interface RawEntry {
   timestamp?: string;
   message?: { id?: string; role?: string; content?: unknown };
   toolUseResult?: unknown;
+  /** `queue-operation` lines: `enqueue` (with `content`), `dequeue`, `remove`, `popAll`. */
+  operation?: string;
+  content?: unknown;
 }
 
 export interface ReadResult {
@@ -139,7 +143,8 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions =
     const lastNl = buf.lastIndexOf(0x0a);
     if (lastNl < 0) return { turns: [], offset, rewound };
     const entries = parseEntries(buf.subarray(0, lastNl).toString('utf8'));
-    return { turns: toTurns(activeBranch(entries, opts), opts), offset: offset + lastNl + 1, rewound };
+    const kept = activeBranch(entries, opts);
+    return { turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts), offset: offset + lastNl + 1, rewound };
   } finally {
     fs.closeSync(fd);
   }
@@ -249,6 +254,50 @@ export function firstCopies(entries: RawEntry[]): RawEntry[] {
     seen.add(key);
     return true;
   });
+}
+
+const norm = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * What a prompt typed while the agent was working says, when Claude Code handed it to the running
+ * turn: such a prompt is written only as a `queue-operation` line (`enqueue`, its text in
+ * `content`), then `remove` once the turn took it; no user line ever holds it. (A queued prompt
+ * that starts a turn of its own is `dequeue`d and written again as a user line; `popAll` puts it
+ * back in the input box.) Task notifications (XML or JSON) and slash commands are not prompts;
+ * an `enqueue` not yet resolved waits (a flush comes after the turn, when it is).
+ */
+export function handedToTurn(entries: readonly RawEntry[]): Map<RawEntry, string> {
+  const out = new Map<RawEntry, string>();
+  let pending: { e: RawEntry; text: string } | null = null;
+  for (const e of entries) {
+    if (e.type !== 'queue-operation') continue;
+    if (e.operation === 'enqueue') {
+      const text = typeof e.content === 'string' ? e.content.trim() : '';
+      pending = text && !TASK_NOTIFICATION.test(text) && !text.startsWith('{') && !text.startsWith('/') ? { e, text } : null;
+    } else {
+      if (pending && e.operation === 'remove') out.set(pending.e, pending.text);
+      pending = null;
+    }
+  }
+  return out;
+}
+
+/**
+ * `kept` (in file order) with the prompts Claude Code handed to a running turn (handedToTurn) as
+ * user lines where they were typed, unless a typed user line of this read already holds the text.
+ */
+function withQueuedPrompts(all: readonly RawEntry[], kept: RawEntry[]): RawEntry[] {
+  const handed = handedToTurn(all);
+  if (handed.size === 0) return kept;
+  const typed = new Set(all.filter(isTypedPrompt).map((e) => norm(blockText(e.message?.content))));
+  const keptSet = new Set(kept);
+  const out: RawEntry[] = [];
+  for (const e of all) {
+    if (keptSet.has(e)) out.push(e);
+    const text = handed.get(e);
+    if (text && !typed.has(norm(text))) out.push({ type: 'user', timestamp: e.timestamp, message: { role: 'user', content: text } });
+  }
+  return out;
 }
 
 function blockText(content: unknown): string {

@@ -11,7 +11,7 @@
  * reader leaves them out of memory. They are counted apart (`rewound`), not in `total`. A prompt
  * that got no reply before the next (interrupted at once) is not a rewind and counts.
  */
-import { COMMAND_NOISE, firstCopies, INTERRUPTED, notificationReport, parseEntries, TASK_NOTIFICATION } from '../../daemon/transcript.js';
+import { COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries, TASK_NOTIFICATION } from '../../daemon/transcript.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (TASK_NOTIFICATION.test(text) && !notificationReport(text));
@@ -91,6 +91,17 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
       }
     }
   });
+  // A prompt typed while the agent worked and handed to the running turn lives only in its
+  // queue-operation line (unless a user line holds the same words).
+  if (!opts.agent) {
+    // What the user's own lines say (a compaction summary quotes prompts; it is not one).
+    const said = new Set(entries.filter((e) => e.type === 'user' && !e.isCompactSummary && !CONTINUED.test(typeof e.message?.content === 'string' ? e.message.content : '')).map((e) => JSON.stringify(e.message?.content ?? '').replace(/\s+/g, ' ')));
+    const parsed = parseEntries(text);
+    for (const queued of handedToTurn(parsed).values()) {
+      const needle = JSON.stringify(queued).slice(1, -1).replace(/\s+/g, ' ');
+      if (![...said].some((u) => u.includes(needle))) all.user++;
+    }
+  }
   all.total = all.user + all.assistant + all.tool;
   all.rewound = taken.user + taken.assistant + taken.tool;
   return all;

@@ -10,6 +10,8 @@ const line = (o: object): string => JSON.stringify(o) + '\n';
 const user = (uuid: string, parent: string | null, text: string): string => line({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: text } });
 const asst = (uuid: string, parent: string, id: string, blocks: object[]): string => line({ type: 'assistant', uuid, parentUuid: parent, message: { id, role: 'assistant', content: blocks } });
 
+const fixtureDir = path.resolve(import.meta.dirname, '../../../test/fixtures/transcripts');
+
 describe('readTranscript', () => {
   it('reads incrementally and leaves a half-written last line for later', () => {
     const f = path.join(tempDir('tr-'), 't.jsonl');
@@ -237,7 +239,44 @@ describe('readTranscript', () => {
     );
   });
 
-  const fixtureDir = path.resolve(import.meta.dirname, '../../../test/fixtures/transcripts');
+  it('reads a prompt typed while the agent worked that Claude Code handed to the running turn (a queue-operation line only), once', () => {
+    const q = (operation: string, content?: string): string => line({ type: 'queue-operation', operation, timestamp: '2026-03-14T19:51:38.043Z', ...(content !== undefined ? { content } : {}) });
+    const result = (uuid: string, parent: string, id: string, content: string): string => line({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] } });
+    const text =
+      user('u1', null, 'fix the flaky test') +
+      asst('a1', 'u1', 'm1', [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm test' } }]) +
+      q('enqueue', 'it is probably a race, retry with a 10s timeout') +
+      q('remove') +
+      q('enqueue', '{"task_id":"a74b5f2","description":"Explore"}') +
+      q('remove') +
+      q('enqueue', '/mcp') +
+      q('remove') +
+      q('enqueue', 'never mind that') +
+      q('popAll') +
+      result('r1', 'a1', 't1', '1 failing') +
+      q('enqueue', 'then run the linter') +
+      q('dequeue') +
+      asst('a2', 'r1', 'm2', [{ type: 'text', text: 'Added a retry with a 10 s timeout.' }]) +
+      user('u2', 'a2', 'then run the linter') +
+      q('enqueue', 'and commit');
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    fs.writeFileSync(f, text);
+    assert.deepEqual(
+      readTranscript(f, 0).turns.map((t) => [t.role, t.kind ?? null, t.text]),
+      [
+        ['user', 'prompt', 'fix the flaky test'],
+        ['user', 'prompt', 'it is probably a race, retry with a 10s timeout'],
+        ['tool', null, '$ npm test\n1 failing'],
+        ['assistant', null, 'Added a retry with a 10 s timeout.'],
+        ['user', 'prompt', 'then run the linter'],
+      ],
+    );
+    assert.equal(census(text).user, 3, 'the census counts the handed-over prompt too');
+    // A real transcript (Claude Code 2.1.76): four prompts typed while the agent worked exist only as queue lines.
+    const real = readTranscript(path.join(fixtureDir, 'charming-58b4f056.jsonl'), 0).turns.filter((t) => t.kind === 'prompt').map((t) => t.text);
+    for (const typed of ["i didn't do server i did tui", 'you can install sqlite3 if you like']) assert.equal(real.filter((t) => t === typed).length, 1, typed);
+  });
+
   const coverage = (name: string): { kept: number; present: number } => {
     const file = path.join(fixtureDir, name);
     return { present: census(fs.readFileSync(file, 'utf8')).total, kept: readTranscript(file, 0).turns.length };
