@@ -16,7 +16,7 @@ import { words } from '../text/tokenize.js';
 import type { Category } from '../types.js';
 import { cleanContent } from './clean.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
-import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
+import { isAcknowledgement, isNarration, isQuestion, withoutIdioms } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
 import { MAX_SENTENCE_CHARS, plainQuotes, sentences, stripPastedOutput } from './segment.js';
 import { answerDrafts } from './answers.js';
@@ -284,17 +284,19 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     let text = s.text;
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
-    if (APPRECIATION.test(text) && !DURABLE.test(text)) continue;
+    // What the cues read: the sentence without idioms that hold a cue word ("Never mind, I pushed").
+    const read = withoutIdioms(text);
+    if (APPRECIATION.test(read) && !DURABLE.test(read)) continue;
     if (isQuestion(text) && !STATES_DECISION.test(text)) continue;
     // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
-    const durable = DURABLE.test(text);
+    const durable = DURABLE.test(read);
     if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !durable && !(RELOCATION.test(text) && NAMES_A_PATH.test(text))) continue;
-    if (turn.role === 'user' && MUSING.test(text) && !durable) continue;
+    if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
-    if (!durable && (ONE_OFF.test(text) || REQUEST.test(text) || (turn.role === 'user' && TASK_REQUEST.test(text) && !PROHIBITION.test(text)))) continue;
-    const scored = scoreSentence(text);
+    if (!durable && (ONE_OFF.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;
+    const scored = scoreSentence(read);
     if (!scored) continue;
     const next = list[i + 1];
     if (next && REASON_START.test(next.text) && !scoreSentence(next.text)) {
@@ -305,7 +307,7 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     if (content.length > MAX_CONTENT_CHARS || words(content).length < MIN_WORDS) continue;
     const discount = turn.role === 'assistant' ? ASSISTANT_DISCOUNT : 0;
     const scores = new Map([...scored.scores].map(([k, v]) => [k, Math.max(0, v - discount)] as const));
-    const personalOk = (durable || HABITUAL.test(text)) && !CONDITIONAL.test(text);
+    const personalOk = (durable || HABITUAL.test(read)) && !CONDITIONAL.test(read);
     out.push({ content, role: turn.role, scores, best: scored.best, personalCue: scored.personal, personalOk });
   }
   return out;

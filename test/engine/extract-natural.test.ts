@@ -201,6 +201,22 @@ describe('extraction on natural text', () => {
     assert.deepEqual(await extract([user('Let us now continue to ensure the parser is fully implemented and that all the methods have at least 2-3 unit tests.')]), []);
   });
 
+  it('reads no rule into an idiom that holds a cue word', async () => {
+    assert.deepEqual(
+      await extract([
+        user('never mind, i pushed'),
+        user('Nevermind, I fixed it myself.'),
+        user('Always happy to pair on this, thanks!'),
+        user('I never thought the cache would matter here.'),
+        user('It must have been the stale lockfile that broke it.'),
+        user('no worries, I can’t wait to try the new build'),
+      ]),
+      [],
+    );
+    const [rule] = await extract([user('Never mind that, always run the linter before committing.')]);
+    assert.equal(rule?.category, 'constraint', 'a rule beside the idiom is still read');
+  });
+
   it('keeps the assistant’s findings and the compaction summary, not its narration', async () => {
     const got = await extract([
       assistant('Let me look at the build.\n\nThe root cause is a naming conflict: two types are both named vsla_backend_t.'),
