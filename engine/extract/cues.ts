@@ -48,8 +48,9 @@ const CUES: readonly Cue[] = [
   // "dont block the commit, instead redact …": typed without an apostrophe as often as with.
   cue('constraint', 0.75, /\b(?:don'?t|do not|never)\b[^.!?]{0,100}?\binstead\b/i),
 
-  cue('preference', 0.8, /\bi (?:really |strongly |much |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand|want you to|don't like|do not like)\b/i, true),
-  cue('preference', 0.8, /\bi(?:'d| would) (?:much )?(?:rather|prefer|like you to)\b/i, true),
+  // "I want you to …" asks the assistant for something now: a request, not a taste (rule-extractor.ts).
+  cue('preference', 0.8, /\bi (?:really |strongly |much |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand|don't like|do not like)\b/i, true),
+  cue('preference', 0.8, /\bi(?:'d| would) (?:much )?(?:rather|prefer)\b/i, true),
   cue('preference', 0.75, /\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b/i, true),
   cue('preference', 0.8, /^(?:please )?(?:don'?t|do not|never) ever\b[^.]*\b(?:me|my|you|your|replies|answers|responses|explanations|messages)\b/i, true),
   cue('preference', 0.75, /^please (?:always|never|don't|do not)\b[^.]*\b(?:me|my|reply|replies|answer|answers|respond|responses|explain|explanations|summar)/i, true),

@@ -61,8 +61,29 @@ const APPRECIATION = /\bi (?:really |just |absolutely |so |totally )?(?:like|lov
 const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only|just) want\b/i;
 /** A preference hedged by circumstance ("I would prefer … where possible"): this project's call, not a taste. */
 const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possible|we|you)\b|\bunless\b|\bin this (?:repo|project|codebase)\b/i;
+/** Conversational openers before a request ("ok, so I want you to …"). */
+const OPENERS = String.raw`(?:(?:ok(?:ay)?|so|now|and|also|but|then|alright|hey|well|right)[\s,]+)*`;
 /** A request addressed to the assistant ("I want you to …", "can you …"). */
-const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b/i;
+const REQUEST = new RegExp(String.raw`^${OPENERS}(?:i (?:really )?(?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b`, 'i');
+/**
+ * The frame of a request addressed to the assistant ("I want you to …", "I'd like you to …"): what
+ * follows is what the user asks for. It is for now unless it says it lasts ("I want you to always
+ * run the linter first"): then it is the rule it states, as if the user had said "please always …".
+ */
+const ADDRESSED = new RegExp(String.raw`^${OPENERS}i (?:really )?(?:want|need|would like|'d like) you to\s+`, 'i');
+
+/**
+ * The lasting content of a user's request, when it has one: a durable request to the assistant.
+ * Null: the sentence is not one (the request filters then decide).
+ */
+function requestContent(sentence: string): { text: string; read: string } | null {
+  const addressed = ADDRESSED.exec(sentence);
+  if (addressed) {
+    const body = sentence.slice(addressed[0].length);
+    if (DURABLE.test(body)) return { text: body, read: `please ${body}` };
+  }
+  return null;
+}
 /**
  * A task handed to the assistant in the imperative ("Ultrathink and come up with a chain of …",
  * "Build a simple timer app …", "ok now find the timeline component"): what to do now, not how the
@@ -285,7 +306,13 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
     // What the cues read: the sentence without idioms that hold a cue word ("Never mind, I pushed").
-    const read = withoutIdioms(text);
+    let read = withoutIdioms(text);
+    // A durable request to the assistant ("I want you to always …"): the rule it states is the memory.
+    const framed = turn.role === 'user' ? requestContent(read) : null;
+    if (framed) {
+      text = framed.text;
+      read = framed.read;
+    }
     if (APPRECIATION.test(read) && !DURABLE.test(read)) continue;
     if (isQuestion(text) && !STATES_DECISION.test(text)) continue;
     // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.

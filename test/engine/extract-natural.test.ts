@@ -217,6 +217,24 @@ describe('extraction on natural text', () => {
     assert.equal(rule?.category, 'constraint', 'a rule beside the idiom is still read');
   });
 
+  it('takes a slash after a sentence’s end as a break between sentences', () => {
+    assert.deepEqual(splitSentences("big five, separate and don't couple./ I want you to build the harness."), ["big five, separate and don't couple.", 'I want you to build the harness.']);
+  });
+
+  it('never stores a request to the assistant as a preference or a rule, unless it says it lasts', async () => {
+    assert.deepEqual(
+      await extract([
+        user("big five, separate and don't couple./ I want you to build 1. and 2. (the recommendation) already here."),
+        user('ok so I want you to go through the generated comments and remove what is not needed'),
+        user('For the e2e module I want you to build the harness first.'),
+        user("I'd like you to review the migration before we merge."),
+      ]),
+      [],
+    );
+    const got = await extract([user('I want you to always run the linter before you commit.')]);
+    assert.deepEqual(got.map((c) => [c.category, c.content]), [['constraint', 'Always run the linter before you commit.']], 'a durable request is the rule it states');
+  });
+
   it('keeps the assistant’s findings and the compaction summary, not its narration', async () => {
     const got = await extract([
       assistant('Let me look at the build.\n\nThe root cause is a naming conflict: two types are both named vsla_backend_t.'),
