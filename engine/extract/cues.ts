@@ -68,6 +68,9 @@ const CUES: readonly Cue[] = [
   cue('convention', 0.7, /^(?:please )?(?:use|write|keep|put|name|prefix|format)\b[^.]*\b(?:everywhere|always|from now on|throughout|in this (?:repo|project|codebase)|for all|across the)\b/i),
   cue('convention', 0.75, /\b(?:branch|file|folder|tag|release|package|variable|function|class|table|column|topic|queue|bucket) names?\b[^.]{0,30}\b(?:look like|follow|start with|end with|must|should|are always)\b/i),
   cue('convention', 0.65, /\b(?:prefixed|suffixed) with\b|\b(?:formatted|linted) with\b/i),
+  // How code is commented is the codebase's convention, even when said as a prohibition ("it is not
+  // allowed to write elaborate comments", "comments must not restate the code"): above "must not".
+  cue('convention', 0.87, /\b(?:code |doc |inline )?(?:comments?|docstrings?)\b[^.]{0,60}\b(?:must|should|shall|only|never|always|(?:not )?allowed)\b|\b(?:must(?:n't| not)?|should(?:n't| not)?|never|always|only|(?:not )?allowed to|don'?t|do not) (?:\w+ ){0,3}(?:comments?|docstrings?)\b/i),
   cue('convention', 0.65, /\b(?:from now on|going forward|as a rule)\b/i),
 
   cue('context', 0.75, /\b(?:this|the|our) (?:repo|repository|project|monorepo|codebase|app|application|service|backend|frontend|api|cli|site|product|stack)\b[^.]{0,40}\b(?:uses|is built (?:with|on)|is written in|is a|runs on|depends on|talks to|is deployed|consists of)\b/i),

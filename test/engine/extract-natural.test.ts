@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RuleExtractor } from '../../engine/extract/rule-extractor.js';
+import { DURABLE, RuleExtractor } from '../../engine/extract/rule-extractor.js';
 import { splitSentences } from '../../engine/extract/segment.js';
 import type { ExtractTurn } from '../../engine/extract/types.js';
 
@@ -233,6 +233,34 @@ describe('extraction on natural text', () => {
     );
     const got = await extract([user('I want you to always run the linter before you commit.')]);
     assert.deepEqual(got.map((c) => [c.category, c.content]), [['constraint', 'Always run the linter before you commit.']], 'a durable request is the rule it states');
+  });
+
+  it('stores the rule a request dictates, and a decision stated as what the user wants, not the request around them', async () => {
+    const got = await extract([
+      user(
+        'I want to create instructions that state that it is not allowed to write elaborate comments on functions and only keep it to the minimal information that needs to be available to understand the scope and responsibility of the function.',
+      ),
+      user('I want the instructions to live in Agents.md, not a skill, because it needs to apply it to every code that we have in every language.'),
+      user('Please add a rule to CLAUDE.md that migrations must never run by hand on the server.'),
+    ]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [
+        ['convention', 'It is not allowed to write elaborate comments on functions and only keep it to the minimal information that needs to be available to understand the scope and responsibility of the function.'],
+        ['decision', 'The instructions should live in Agents.md, not a skill, because it needs to apply it to every code that we have in every language.'],
+        ['constraint', 'Migrations must never run by hand on the server.'],
+      ],
+    );
+    assert.ok(got.every((c) => c.space === 'project'));
+    assert.deepEqual(await extract([user('I want the button to be blue'), user('I want the tests to pass again')]), [], 'without a reason, an alternative or a durability cue it is what the user wants done now');
+  });
+
+  it('reads what the user needs a thing to be as a requirement, and "any more" before an adjective as no durability cue', async () => {
+    const got = await extract([user('We need the public API to stay backwards compatible because clients pin it.')]);
+    assert.deepEqual(got.map((c) => [c.category, c.content]), [['constraint', 'The public API must stay backwards compatible because clients pin it.']]);
+    assert.deepEqual(await extract([user('We need the GPU operations to be a single kernel when they run or its not any more efficient than CPU usage.')]), [], 'a comparative "any more" says nothing lasts');
+    assert.ok(DURABLE.test("we don't use npm any more") && DURABLE.test('we dont use npm anymore, only pnpm'));
+    assert.ok(!DURABLE.test('it is not any more efficient') && !DURABLE.test('do we need any more tests'));
   });
 
   it('keeps the assistant’s findings and the compaction summary, not its narration', async () => {
