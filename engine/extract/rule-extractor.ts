@@ -336,8 +336,19 @@ function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
   return out;
 }
 
+/**
+ * The text of a turn the cues read: the compaction summary's lasting sections, the user's words
+ * without pasted output, and of an AskUserQuestion turn only the answers (the questions are the
+ * assistant's words; answers.ts reads each pair).
+ */
+function proseOf(turn: ExtractTurn): string {
+  if (turn.kind === 'summary') return lastingSummary(turn.text);
+  if (turn.kind === 'answer') return turn.text.split('\n').map((line) => /→\s*(.+)$/.exec(line)?.[1] ?? line).join('\n\n');
+  return turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text;
+}
+
 function proseDrafts(turn: ExtractTurn): Draft[] {
-  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text);
+  const list = sentences(proseOf(turn));
   const out: Draft[] = [];
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;

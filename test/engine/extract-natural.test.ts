@@ -94,6 +94,27 @@ describe('extraction on natural text', () => {
     );
   });
 
+  it('reads choices offered side by side or proposed for a yes or no as decisions, and never the assistant’s question as the user’s words', async () => {
+    const got = await extract([
+      user(
+        [
+          'Comment cleanup scope: function-only or all doc comments (types/structs/package too)? → All doc comments (Also type, struct, const/var, package doc comments — same minimal-info rule applied everywhere.)',
+          'Include _test.go files in the sweep? → Yes, include tests (Test helper funcs get same treatment.)',
+          'Is the staging server up or down right now? → Up',
+        ].join('\n'),
+        'answer',
+      ),
+    ]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [
+        ['decision', 'Comment cleanup scope: function-only or all doc comments (types/structs/package too): All doc comments (Also type, struct, const/var, package doc comments — same minimal-info rule applied everywhere.).'],
+        ['decision', 'Include _test.go files in the sweep: Yes, include tests (Test helper funcs get same treatment.).'],
+      ],
+    );
+    assert.deepEqual(await extract([user('The e2e job must never run on forks, is that intended? → Fine by me', 'answer')]), [], 'the question’s words are no rule of the user’s');
+  });
+
   it('leaves the compaction summary’s change log, topics and pending work to the episodes', async () => {
     const summary = [
       'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:',
