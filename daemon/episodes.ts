@@ -69,7 +69,7 @@ export interface EpisodeDraft {
 
 const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
 /** Runs of spaces folded and blank lines dropped, line breaks kept (they bound a snippet's passages). */
-const tidy = (text: string): string =>
+export const tidy = (text: string): string =>
   text
     .split('\n')
     .map((l) => l.replace(/\s+/g, ' ').trim())
@@ -131,7 +131,7 @@ const MIN_PIECE = 200;
  * Head lines, then labelled sections, as blocks of at most MAX_EPISODE characters, each block filled
  * before the next starts (later blocks headed by `contHead`).
  */
-function blocksOf(head: readonly string[], sections: readonly { label: string; text: string }[], contHead: string): string[] {
+export function blocksOf(head: readonly string[], sections: readonly { label: string; text: string }[], contHead: string): string[] {
   const blocks: string[] = [];
   let block = head.join('\n');
   for (const x of sections) {
@@ -353,6 +353,11 @@ export function isReport(row: Pick<VersionRow, 'metadata'>): boolean {
   return isEpisode(row) && (row.metadata as Record<string, unknown>).report === true;
 }
 
+/** An episode record holding a project document the session read or wrote (documents.ts). */
+export function isDocument(row: Pick<VersionRow, 'metadata'>): boolean {
+  return isEpisode(row) && typeof (row.metadata as Record<string, unknown>).doc === 'string';
+}
+
 export function isEpisode(row: Pick<VersionRow, 'metadata'>): boolean {
   return (row.metadata as Record<string, unknown> | null | undefined)?.kind === EPISODE_META.kind;
 }
@@ -373,7 +378,8 @@ export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[
   const drafts = episodeDrafts(turns);
   if (drafts.length === 0) return 0;
   const mineFilter = { run_id: scope.run_id, category: 'note' as const, metadata: { ...EPISODE_META } };
-  const existing = (await engine.list({ filter: mineFilter, limit: 200 })).results;
+  // A document record (documents.ts) is no episode of the session's turns: nothing folds into it.
+  const existing = (await engine.list({ filter: mineFilter, limit: 200 })).results.filter((r) => !isDocument(r));
   const seen = new Set(existing.map((r) => r.content));
   // An episode that follow-ups were folded into starts with the block it was stored as.
   for (const r of existing) {
