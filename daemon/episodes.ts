@@ -65,6 +65,8 @@ export interface EpisodeDraft {
   /** What subagents reported back during the turn. */
   reports: EpisodeReport[];
   files: string[];
+  /** Shell commands the turn ran that build, test, run or change something (not looking around), in order. */
+  commands?: { command: string; ok: boolean }[];
 }
 
 const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -99,6 +101,14 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       continue;
     }
     if (!cur) continue;
+    const command = t.role === 'tool' && /^(?:bash|shell)$/i.test(t.tool ?? '') ? /^\$ (.+)/.exec(t.text)?.[1]?.trim() : undefined;
+    if (command && !LOOKING_AROUND.test(command)) {
+      const commands = (cur.commands ??= []);
+      const known = commands.find((c) => c.command === command);
+      if (known) known.ok = t.ok !== false;
+      else commands.push({ command, ok: t.ok !== false });
+      continue;
+    }
     if (t.kind === 'answer') cur.qa.push(t.text);
     else if (t.role === 'assistant' && t.kind !== 'summary') {
       if (t.text.trim()) cur.outcome = t.text;
@@ -106,6 +116,23 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
     }
   }
   return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0 || d.reports.length > 0);
+}
+
+/**
+ * A shell command that only looks around (lists, reads, searches, shows git, CI or container state)
+ * or keeps version-control books (git add, commit, push, checkout …; the outcome says what was
+ * committed), also behind a wrapper such as `sudo` or `time`, after any leading `cd … &&`: the
+ * commands worth recording build, test, lint, run, install or change something else.
+ */
+const LOOKING_AROUND =
+  /^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:cd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[)\b|^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|add|commit|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b/;
+/** Most commands an episode lists, and the longest shown whole. */
+const MAX_COMMANDS = 10;
+const MAX_COMMAND = 120;
+
+function commandsLine(commands: readonly { command: string; ok: boolean }[]): string {
+  const shown = commands.slice(0, MAX_COMMANDS).map((c) => `${clip(c.command, MAX_COMMAND)}${c.ok ? '' : ' (failed)'}`);
+  return `${shown.join('; ')}${commands.length > MAX_COMMANDS ? `; and ${commands.length - MAX_COMMANDS} more` : ''}`;
 }
 
 function filesLine(files: readonly string[]): string {
@@ -164,6 +191,7 @@ export function episodeBlocks(d: EpisodeDraft): string[] {
   const verb = d.task ? 'Task' : 'Asked';
   const head = [`${verb}: ${clip(d.request, MAX_REQUEST)}`, ...d.qa.map((qa) => `Answered: ${clip(qa, MAX_QA)}`)];
   if (d.files.length > 0) head.push(`Files: ${filesLine(d.files)}`);
+  if (d.commands?.length) head.push(`Ran: ${commandsLine(d.commands)}`);
   const sections = d.outcome.trim() ? [{ label: 'Outcome', text: tidy(d.outcome) }] : [];
   return blocksOf(head, sections, `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
 }

@@ -137,6 +137,23 @@ describe('episodes', () => {
     assert.equal(s.split('Task: Create a git worktree').length - 1, 1, s);
   });
 
+  it('lists the shell commands a turn ran that build, test or change something, failed ones marked, never ones that only look around', () => {
+    const [d] = episodeDrafts([
+      turn('user', 'make the tests pass', { kind: 'prompt' }),
+      turn('tool', '$ ls src\nmain.ts', { tool: 'Bash', ok: true }),
+      turn('tool', '$ rtk bun run test\nExit code 2', { tool: 'Bash', ok: false }),
+      turn('tool', '$ cd api && git status\nclean', { tool: 'Bash', ok: true }),
+      turn('tool', '$ gh run view 123 --log-failed\n…', { tool: 'Bash', ok: true }),
+      turn('tool', '$ bun run test\n12 pass', { tool: 'Bash', ok: true }),
+      turn('assistant', 'All 12 tests pass with plain `bun run test`.'),
+    ]);
+    assert.deepEqual(d?.commands, [
+      { command: 'rtk bun run test', ok: false },
+      { command: 'bun run test', ok: true },
+    ]);
+    assert.match(episodeRecords(d!)[0]![0]!, /^Asked: make the tests pass\nRan: rtk bun run test \(failed\); bun run test\nOutcome: /);
+  });
+
   it('folds a short follow-up into the episode and writes nothing twice when the same turns are replayed', async () => {
     const e = await engine();
     const turns = [turn('user', 'where is the sqlite database', { kind: 'prompt' }), turn('assistant', 'In ./data/observe.db.'), turn('user', 'thanks, commit it', { kind: 'prompt' }), turn('assistant', 'Committed.')];
