@@ -13,7 +13,7 @@
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
 import type { MemoryEngine } from '../engine/index.js';
-import { blocksOf, EPISODE_META, tidy, type EpisodeScope } from './episodes.js';
+import { blocksOf, EPISODE_META, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
 import type { Turn } from './transcript.js';
 
 /** Most blocks (of 2,000 characters) kept of one document. */
@@ -65,14 +65,12 @@ export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   return out;
 }
 
-/** The path as a record shows it: its last three segments ("oh-my-posh/e2e/README.md"). */
-function shortPath(path: string): string {
-  return path.split(/[\\/]+/).filter(Boolean).slice(-3).join('/');
-}
-
-/** A document as the blocks of one record, each headed by what was done to which file. */
-export function documentBlocks(d: DocumentDraft): string[] {
-  const name = shortPath(d.path);
+/**
+ * A document as the blocks of one record, each headed by what was done to which file (from inside
+ * the repository's folder `root` when its path passes through it, else its last three segments).
+ */
+export function documentBlocks(d: DocumentDraft, root?: string): string[] {
+  const name = projectPath(d.path, root, 3);
   return blocksOf([`${d.verb}: ${name}`], [{ label: 'Text', text: tidy(d.text) }], `${d.verb} (continued): ${name}`).slice(0, MAX_DOCUMENT_BLOCKS);
 }
 
@@ -83,7 +81,7 @@ export function documentBlocks(d: DocumentDraft): string[] {
 export async function recordDocuments(engine: MemoryEngine, turns: readonly Turn[], scope: EpisodeScope): Promise<number> {
   let written = 0;
   for (const d of documentDrafts(turns)) {
-    const blocks = documentBlocks(d);
+    const blocks = documentBlocks(d, repoFolder(scope.repo));
     const filter = { repo: scope.repo, category: 'note' as const, metadata: { ...EPISODE_META, doc: d.path, verb: d.verb } };
     const existing = (await engine.list({ filter, limit: 200 })).results;
     if (existing.some((r) => r.content === blocks[0])) continue;

@@ -67,6 +67,8 @@ export interface EpisodeDraft {
   files: string[];
   /** Shell commands the turn ran that build, test, run or change something (not looking around), in order. */
   commands?: { command: string; ok: boolean }[];
+  /** The repository's folder name: files are shown from there ("apps/api/src/migrations/…"). */
+  root?: string;
 }
 
 const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -135,8 +137,24 @@ function commandsLine(commands: readonly { command: string; ok: boolean }[]): st
   return `${shown.join('; ')}${commands.length > MAX_COMMANDS ? `; and ${commands.length - MAX_COMMANDS} more` : ''}`;
 }
 
-function filesLine(files: readonly string[]): string {
-  const names = files.slice(0, MAX_FILES).map((f) => f.split('/').slice(-2).join('/'));
+/** The repository's folder name, from its identity (a remote "github.com/acme/app" or a root path). */
+export function repoFolder(repo: string | null): string | undefined {
+  return repo?.split(/[\\/]+/).filter(Boolean).pop()?.replace(/\.git$/, '') || undefined;
+}
+
+/**
+ * A file as a record shows it: from inside the repository's folder when the path passes through a
+ * folder of that name, the first one (".planning/phases/14-CONTEXT.md", not just its last segments), else its last
+ * `keep` segments.
+ */
+export function projectPath(path: string, root: string | undefined, keep: number): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  const at = root ? parts.map((p) => p.toLowerCase()).indexOf(root.toLowerCase()) : -1;
+  return (at >= 0 && at < parts.length - 1 ? parts.slice(at + 1) : parts.slice(-keep)).join('/');
+}
+
+function filesLine(files: readonly string[], root?: string): string {
+  const names = files.slice(0, MAX_FILES).map((f) => projectPath(f, root, 2));
   return `${names.join(', ')}${files.length > MAX_FILES ? ` and ${files.length - MAX_FILES} more` : ''}`;
 }
 
@@ -190,7 +208,7 @@ export function blocksOf(head: readonly string[], sections: readonly { label: st
 export function episodeBlocks(d: EpisodeDraft): string[] {
   const verb = d.task ? 'Task' : 'Asked';
   const head = [`${verb}: ${clip(d.request, MAX_REQUEST)}`, ...d.qa.map((qa) => `Answered: ${clip(qa, MAX_QA)}`)];
-  if (d.files.length > 0) head.push(`Files: ${filesLine(d.files)}`);
+  if (d.files.length > 0) head.push(`Files: ${filesLine(d.files, d.root)}`);
   if (d.commands?.length) head.push(`Ran: ${commandsLine(d.commands)}`);
   const sections = d.outcome.trim() ? [{ label: 'Outcome', text: tidy(d.outcome) }] : [];
   return blocksOf(head, sections, `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
@@ -235,7 +253,7 @@ function windowAround(text: string, terms: ReadonlySet<string>, size: number): s
 
 /** A follow-up folded into an episode: "Then asked: … → …". */
 function followUpText(d: EpisodeDraft): string {
-  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${d.files.length > 0 ? ` (files: ${filesLine(d.files)})` : ''}`;
+  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${d.files.length > 0 ? ` (files: ${filesLine(d.files, d.root)})` : ''}`;
 }
 
 /**
@@ -405,6 +423,8 @@ export interface EpisodeScope {
 export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[], scope: EpisodeScope): Promise<number> {
   const drafts = episodeDrafts(turns);
   if (drafts.length === 0) return 0;
+  const root = repoFolder(scope.repo);
+  if (root) for (const d of drafts) d.root = root;
   const mineFilter = { run_id: scope.run_id, category: 'note' as const, metadata: { ...EPISODE_META } };
   // A document record (documents.ts) is no episode of the session's turns: nothing folds into it.
   const existing = (await engine.list({ filter: mineFilter, limit: 200 })).results.filter((r) => !isDocument(r));

@@ -78,7 +78,7 @@ describe('project documents', () => {
     const docs = async () => (await e.list({ filter: { repo: scope.repo, metadata: { doc: '/home/user/app/AGENTS.md' } }, limit: 10 })).results;
     assert.deepEqual(
       (await docs()).map((r) => r.content),
-      ['Read: user/app/AGENTS.md\nText: # Agent Instructions\n## Releasing\nRun `bun run release` for a patch bump; plans go in docs/plans/.'],
+      ['Read: AGENTS.md\nText: # Agent Instructions\n## Releasing\nRun `bun run release` for a patch bump; plans go in docs/plans/.'],
     );
     assert.equal(await recordDocuments(e, read(AGENTS.replace('patch', 'minor')), scope), 1);
     assert.deepEqual(
