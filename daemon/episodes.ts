@@ -65,11 +65,15 @@ export interface EpisodeDraft {
   /** What subagents reported back during the turn. */
   reports: EpisodeReport[];
   files: string[];
+  /** Shell commands the turn ran that build, test, run or change something (not looking around), in order. */
+  commands?: { command: string; ok: boolean }[];
+  /** The repository's folder name: files are shown from there ("apps/api/src/migrations/…"). */
+  root?: string;
 }
 
 const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
 /** Runs of spaces folded and blank lines dropped, line breaks kept (they bound a snippet's passages). */
-const tidy = (text: string): string =>
+export const tidy = (text: string): string =>
   text
     .split('\n')
     .map((l) => l.replace(/\s+/g, ' ').trim())
@@ -99,6 +103,14 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       continue;
     }
     if (!cur) continue;
+    const command = t.role === 'tool' && /^(?:bash|shell)$/i.test(t.tool ?? '') ? /^\$ (.+)/.exec(t.text)?.[1]?.trim() : undefined;
+    if (command && !LOOKING_AROUND.test(command)) {
+      const commands = (cur.commands ??= []);
+      const known = commands.find((c) => c.command === command);
+      if (known) known.ok = t.ok !== false;
+      else commands.push({ command, ok: t.ok !== false });
+      continue;
+    }
     if (t.kind === 'answer') cur.qa.push(t.text);
     else if (t.role === 'assistant' && t.kind !== 'summary') {
       if (t.text.trim()) cur.outcome = t.text;
@@ -108,8 +120,41 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
   return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0 || d.reports.length > 0);
 }
 
-function filesLine(files: readonly string[]): string {
-  const names = files.slice(0, MAX_FILES).map((f) => f.split('/').slice(-2).join('/'));
+/**
+ * A shell command that only looks around (lists, reads, searches, shows git, CI or container state)
+ * or keeps version-control books (git add, commit, push, checkout …; the outcome says what was
+ * committed), also behind a wrapper such as `sudo` or `time`, after any leading `cd … &&`: the
+ * commands worth recording build, test, lint, run, install or change something else.
+ */
+const LOOKING_AROUND =
+  /^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:cd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[)\b|^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|add|commit|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b/;
+/** Most commands an episode lists, and the longest shown whole. */
+const MAX_COMMANDS = 10;
+const MAX_COMMAND = 120;
+
+function commandsLine(commands: readonly { command: string; ok: boolean }[]): string {
+  const shown = commands.slice(0, MAX_COMMANDS).map((c) => `${clip(c.command, MAX_COMMAND)}${c.ok ? '' : ' (failed)'}`);
+  return `${shown.join('; ')}${commands.length > MAX_COMMANDS ? `; and ${commands.length - MAX_COMMANDS} more` : ''}`;
+}
+
+/** The repository's folder name, from its identity (a remote "github.com/acme/app" or a root path). */
+export function repoFolder(repo: string | null): string | undefined {
+  return repo?.split(/[\\/]+/).filter(Boolean).pop()?.replace(/\.git$/, '') || undefined;
+}
+
+/**
+ * A file as a record shows it: from inside the repository's folder when the path passes through a
+ * folder of that name, the first one (".planning/phases/14-CONTEXT.md", not just its last segments), else its last
+ * `keep` segments.
+ */
+export function projectPath(path: string, root: string | undefined, keep: number): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  const at = root ? parts.map((p) => p.toLowerCase()).indexOf(root.toLowerCase()) : -1;
+  return (at >= 0 && at < parts.length - 1 ? parts.slice(at + 1) : parts.slice(-keep)).join('/');
+}
+
+function filesLine(files: readonly string[], root?: string): string {
+  const names = files.slice(0, MAX_FILES).map((f) => projectPath(f, root, 2));
   return `${names.join(', ')}${files.length > MAX_FILES ? ` and ${files.length - MAX_FILES} more` : ''}`;
 }
 
@@ -131,7 +176,7 @@ const MIN_PIECE = 200;
  * Head lines, then labelled sections, as blocks of at most MAX_EPISODE characters, each block filled
  * before the next starts (later blocks headed by `contHead`).
  */
-function blocksOf(head: readonly string[], sections: readonly { label: string; text: string }[], contHead: string): string[] {
+export function blocksOf(head: readonly string[], sections: readonly { label: string; text: string }[], contHead: string): string[] {
   const blocks: string[] = [];
   let block = head.join('\n');
   for (const x of sections) {
@@ -163,7 +208,8 @@ function blocksOf(head: readonly string[], sections: readonly { label: string; t
 export function episodeBlocks(d: EpisodeDraft): string[] {
   const verb = d.task ? 'Task' : 'Asked';
   const head = [`${verb}: ${clip(d.request, MAX_REQUEST)}`, ...d.qa.map((qa) => `Answered: ${clip(qa, MAX_QA)}`)];
-  if (d.files.length > 0) head.push(`Files: ${filesLine(d.files)}`);
+  if (d.files.length > 0) head.push(`Files: ${filesLine(d.files, d.root)}`);
+  if (d.commands?.length) head.push(`Ran: ${commandsLine(d.commands)}`);
   const sections = d.outcome.trim() ? [{ label: 'Outcome', text: tidy(d.outcome) }] : [];
   return blocksOf(head, sections, `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
 }
@@ -207,7 +253,7 @@ function windowAround(text: string, terms: ReadonlySet<string>, size: number): s
 
 /** A follow-up folded into an episode: "Then asked: … → …". */
 function followUpText(d: EpisodeDraft): string {
-  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${d.files.length > 0 ? ` (files: ${filesLine(d.files)})` : ''}`;
+  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${d.files.length > 0 ? ` (files: ${filesLine(d.files, d.root)})` : ''}`;
 }
 
 /**
@@ -353,6 +399,11 @@ export function isReport(row: Pick<VersionRow, 'metadata'>): boolean {
   return isEpisode(row) && (row.metadata as Record<string, unknown>).report === true;
 }
 
+/** An episode record holding a project document the session read or wrote (documents.ts). */
+export function isDocument(row: Pick<VersionRow, 'metadata'>): boolean {
+  return isEpisode(row) && typeof (row.metadata as Record<string, unknown>).doc === 'string';
+}
+
 export function isEpisode(row: Pick<VersionRow, 'metadata'>): boolean {
   return (row.metadata as Record<string, unknown> | null | undefined)?.kind === EPISODE_META.kind;
 }
@@ -372,8 +423,11 @@ export interface EpisodeScope {
 export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[], scope: EpisodeScope): Promise<number> {
   const drafts = episodeDrafts(turns);
   if (drafts.length === 0) return 0;
+  const root = repoFolder(scope.repo);
+  if (root) for (const d of drafts) d.root = root;
   const mineFilter = { run_id: scope.run_id, category: 'note' as const, metadata: { ...EPISODE_META } };
-  const existing = (await engine.list({ filter: mineFilter, limit: 200 })).results;
+  // A document record (documents.ts) is no episode of the session's turns: nothing folds into it.
+  const existing = (await engine.list({ filter: mineFilter, limit: 200 })).results.filter((r) => !isDocument(r));
   const seen = new Set(existing.map((r) => r.content));
   // An episode that follow-ups were folded into starts with the block it was stored as.
   for (const r of existing) {

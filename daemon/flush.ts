@@ -8,6 +8,7 @@ import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResul
 import type { LiveSession } from './sessions.js';
 import { notificationReport, readTranscript, TASK_NOTIFICATION, type Turn } from './transcript.js';
 import { recordEpisodes } from './episodes.js';
+import { recordDocuments } from './documents.js';
 import type { JournalEntry } from './journal.js';
 
 export interface FlushDeps {
@@ -86,7 +87,12 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   const own = mergeTurns(s.buffered, journalTurns(pending)).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
   const turns = [...own, ...agents];
   // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
-  const clean: Turn[] = turns.map((t) => ({ ...t, text: redact(t.text).text, ...(t.task ? { task: redact(t.task).text } : {}) }));
+  const clean: Turn[] = turns.map((t) => ({
+    ...t,
+    text: redact(t.text).text,
+    ...(t.task ? { task: redact(t.task).text } : {}),
+    ...(t.writes ? { writes: t.writes.map((w) => ({ ...w, text: redact(w.text).text })) } : {}),
+  }));
   const extractTurns: ExtractTurn[] = clean.map((t) => ({
     role: t.role,
     text: t.text,
@@ -107,7 +113,8 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
           source: { kind: 'capture', session_id: s.id },
         })
       : [];
-  const episodes = clean.length > 0 ? await recordEpisodes(deps.engine, clean, { user_id: deps.userId, run_id: s.id, repo: s.repo, dir: s.dir }) : 0;
+  const scope = { user_id: deps.userId, run_id: s.id, repo: s.repo, dir: s.dir };
+  const episodes = clean.length > 0 ? (await recordEpisodes(deps.engine, clean, scope)) + (await recordDocuments(deps.engine, clean, scope)) : 0;
   // Everything read is now reflected in the store: advance the cursors.
   s.offset = s.readOffset;
   s.buffered = [];

@@ -17,6 +17,7 @@
  * exists only as a `queue-operation` line; it is read as a prompt where it was typed.
  */
 import fs from 'node:fs';
+import { isProjectDocument } from './documents.js';
 
 export interface Turn {
   uuid: string | null;
@@ -40,6 +41,20 @@ export interface Turn {
   task?: string;
   /** Files the assistant wrote or edited in this message (assistant turns). */
   files?: string[];
+  /**
+   * What the assistant wrote into project documents in this message (assistant turns): a Write's
+   * content, an Edit's new text (`isProjectDocument` paths only).
+   */
+  writes?: DocumentWrite[];
+  /** The file a Read tool result shows (tool turns). */
+  path?: string;
+}
+
+export interface DocumentWrite {
+  path: string;
+  text: string;
+  /** An Edit's replacement text, not the whole file. */
+  edit: boolean;
 }
 
 export interface RawEntry {
@@ -352,11 +367,15 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (e.type === 'assistant') {
       if (!Array.isArray(content)) continue;
       const files: string[] = [];
+      const writes: DocumentWrite[] = [];
       for (const b of content as { type?: string; id?: string; name?: string; input?: { file_path?: unknown; notebook_path?: unknown } }[]) {
         if (b?.type !== 'tool_use' || !b.id || !b.name) continue;
         tools.set(b.id, { name: b.name, input: b.input });
         const fp = b.input?.file_path ?? b.input?.notebook_path;
-        if (WRITE_TOOLS.has(b.name) && typeof fp === 'string') files.push(fp);
+        if (WRITE_TOOLS.has(b.name) && typeof fp === 'string') {
+          files.push(fp);
+          writes.push(...documentWrites(b.name, fp, b.input));
+        }
       }
       const text = blockText(content).trim();
       const id = e.message?.id;
@@ -364,10 +383,11 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         // Another piece of the same streamed message.
         if (text) lastAssistant.turn.text = lastAssistant.turn.text ? `${lastAssistant.turn.text}\n${text}` : text;
         if (files.length > 0) lastAssistant.turn.files = [...new Set([...(lastAssistant.turn.files ?? []), ...files])];
+        if (writes.length > 0) lastAssistant.turn.writes = [...(lastAssistant.turn.writes ?? []), ...writes];
         continue;
       }
       if (!text && files.length === 0) continue;
-      const turn: Turn = { uuid: e.uuid ?? null, role: 'assistant', text, ...ts(e), ...(files.length > 0 ? { files } : {}) };
+      const turn: Turn = { uuid: e.uuid ?? null, role: 'assistant', text, ...ts(e), ...(files.length > 0 ? { files } : {}), ...(writes.length > 0 ? { writes } : {}) };
       turns.push(turn);
       lastAssistant = id ? { id, turn } : null;
       continue;
@@ -409,7 +429,8 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
           turns.push({ uuid: e.uuid ?? null, role: 'tool', text: output, tool: 'Task', ok: true, kind: 'report', ...ts(e) });
           continue;
         }
-        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...ts(e) });
+        const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
+        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...ts(e) });
       } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !COMMAND_NOISE.test(b.text) && !INTERRUPTED.test(b.text.trim())) {
         lastAssistant = null;
         const t = typed(e, b.text);
@@ -418,6 +439,22 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     }
   }
   return turns;
+}
+
+/** The text a Write, Edit or MultiEdit puts into a project document (none for other files). */
+function documentWrites(tool: string, path: string, input: unknown): DocumentWrite[] {
+  if (!isProjectDocument(path)) return [];
+  const i = (input ?? {}) as { content?: unknown; new_string?: unknown; edits?: unknown };
+  if (tool === 'Write' && typeof i.content === 'string' && i.content.trim()) return [{ path, text: i.content, edit: false }];
+  if (tool === 'Edit' && typeof i.new_string === 'string' && i.new_string.trim()) return [{ path, text: i.new_string, edit: true }];
+  if (tool === 'MultiEdit' && Array.isArray(i.edits)) {
+    const text = i.edits
+      .map((x: { new_string?: unknown }) => (typeof x?.new_string === 'string' ? x.new_string : ''))
+      .filter((x) => x.trim())
+      .join('\n\n');
+    return text ? [{ path, text, edit: true }] : [];
+  }
+  return [];
 }
 
 /** Tool output in the capture format: a shell command first (`$ cmd`), then what it printed. */

@@ -45,8 +45,13 @@ function picks(reply: string): { question: string | null; option: string }[] {
   return bare ? [{ question: null, option: bare[1]!.toUpperCase() }] : [];
 }
 
-/** Words of a question that asks for a choice (what to use, how it should be, what is preferred). */
-const CHOICE = /\b(?:which|should|prefer(?:red)?|want|would you like|choose|pick|options?|approach|strategy|default|convention|naming|style|format|policy)\b|\bwhat (?:kind|type|sort|level|scope|name)\b/i;
+/**
+ * Words of a question that asks for a choice (what to use, how it should be, what is preferred),
+ * alternatives offered side by side ("function-only or all doc comments?"), or a way of working
+ * proposed for a yes or no ("Include _test.go files in the sweep?").
+ */
+const CHOICE =
+  /\b(?:which|should|prefer(?:red)?|want|would you like|choose|pick|options?|approach|strategy|default|convention|naming|style|format|policy)\b|\bwhat (?:kind|type|sort|level|scope|name)\b|\w\s+or\s+\w[^?]*\?\s*$|^(?:include|exclude|use|keep|apply|support|allow|cover|enforce|require)\b/i;
 /** A yes/no question about the present state ("Is …", "Do you have …", "Did it …"), not a choice. */
 const STATE_QUESTION = /^(?:is|are|was|were|has|have|had|does|did|do you have|can you (?:see|access|reach|connect)|could you (?:see|access|reach))\b/i;
 /** The moment: how things are now, something failing now, or what to do next. */

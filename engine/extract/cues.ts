@@ -48,8 +48,9 @@ const CUES: readonly Cue[] = [
   // "dont block the commit, instead redact …": typed without an apostrophe as often as with.
   cue('constraint', 0.75, /\b(?:don'?t|do not|never)\b[^.!?]{0,100}?\binstead\b/i),
 
-  cue('preference', 0.8, /\bi (?:really |strongly |much |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand|want you to|don't like|do not like)\b/i, true),
-  cue('preference', 0.8, /\bi(?:'d| would) (?:much )?(?:rather|prefer|like you to)\b/i, true),
+  // "I want you to …" asks the assistant for something now: a request, not a taste (rule-extractor.ts).
+  cue('preference', 0.8, /\bi (?:really |strongly |much |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand|don't like|do not like)\b/i, true),
+  cue('preference', 0.8, /\bi(?:'d| would) (?:much )?(?:rather|prefer)\b/i, true),
   cue('preference', 0.75, /\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b/i, true),
   cue('preference', 0.8, /^(?:please )?(?:don'?t|do not|never) ever\b[^.]*\b(?:me|my|you|your|replies|answers|responses|explanations|messages)\b/i, true),
   cue('preference', 0.75, /^please (?:always|never|don't|do not)\b[^.]*\b(?:me|my|reply|replies|answer|answers|respond|responses|explain|explanations|summar)/i, true),
@@ -67,6 +68,9 @@ const CUES: readonly Cue[] = [
   cue('convention', 0.7, /^(?:please )?(?:use|write|keep|put|name|prefix|format)\b[^.]*\b(?:everywhere|always|from now on|throughout|in this (?:repo|project|codebase)|for all|across the)\b/i),
   cue('convention', 0.75, /\b(?:branch|file|folder|tag|release|package|variable|function|class|table|column|topic|queue|bucket) names?\b[^.]{0,30}\b(?:look like|follow|start with|end with|must|should|are always)\b/i),
   cue('convention', 0.65, /\b(?:prefixed|suffixed) with\b|\b(?:formatted|linted) with\b/i),
+  // How code is commented is the codebase's convention, even when said as a prohibition ("it is not
+  // allowed to write elaborate comments", "comments must not restate the code"): above "must not".
+  cue('convention', 0.87, /\b(?:code |doc |inline )?(?:comments?|docstrings?)\b[^.]{0,60}\b(?:must|should|shall|only|never|always|(?:not )?allowed)\b|\b(?:must(?:n't| not)?|should(?:n't| not)?|never|always|only|(?:not )?allowed to|don'?t|do not) (?:\w+ ){0,3}(?:comments?|docstrings?)\b/i),
   cue('convention', 0.65, /\b(?:from now on|going forward|as a rule)\b/i),
 
   cue('context', 0.75, /\b(?:this|the|our) (?:repo|repository|project|monorepo|codebase|app|application|service|backend|frontend|api|cli|site|product|stack)\b[^.]{0,40}\b(?:uses|is built (?:with|on)|is written in|is a|runs on|depends on|talks to|is deployed|consists of)\b/i),

@@ -75,3 +75,49 @@ export function hedgePenalty(sentence: string): number {
   if (/^(?:if|unless|whether|in case)\b/i.test(sentence.trim())) p += 0.3;
   return p;
 }
+
+/**
+ * Idioms that hold a rule's cue word without stating a rule. The cue word (never, always, only,
+ * must, don't, can't) does not quantify a practice there: it is a discourse marker ("never mind",
+ * "nevermind", "as always"), the speaker's mind or experience ("I never thought …", "never heard of
+ * it", "I don't know", "can't wait", "don't worry"), a pleasantry ("always happy to help", "no
+ * worries"), a guess ("it must have been the cache") or a hedge or wish ("not always", "if only",
+ * "only just").
+ */
+const IDIOM = new RegExp(
+  [
+    // Discourse markers and set phrases.
+    String.raw`\bnever ?mind(?: (?:that|this|it|then))?\b`,
+    String.raw`\b(?:as|like) (?:always|ever|usual)\b`,
+    String.raw`\bnow or never\b`,
+    String.raw`\bnever say never\b`,
+    String.raw`\bbetter late than never\b`,
+    String.raw`\bno worries\b`,
+    // A cue word over a verb of the mind, of experience or of waiting: a state of the speaker.
+    String.raw`\bnever (?:really |even |actually |once )?(?:thought|knew|heard|noticed|realized|realised|expected|imagined|guessed|seen|saw|cared|understood|dreamed|dreamt)\b`,
+    String.raw`\b(?:don'?t|do not|didn'?t|did not|can'?t|cannot|couldn'?t|could not) (?:really |even |actually |quite )?(?:mind|worry|know|remember|recall|understand|believe|wait|imagine|care)\b`,
+    String.raw`\b(?:always|never) (?:wanted|wondered|liked the idea)\b`,
+    // A pleasantry: always glad to, always a pleasure.
+    String.raw`\balways (?:happy|glad|pleased|keen|eager|willing|nice|fun|a pleasure)\b`,
+    // A guess about a cause ("must have been", "must've changed").
+    String.raw`\bmust(?:'ve| have) (?:been|had|[a-z]+ed)\b`,
+    // Hedges and wishes.
+    String.raw`\bnot always\b`,
+    String.raw`\bif only\b`,
+    String.raw`\bonly just\b`,
+  ].join('|'),
+  'gi',
+);
+
+/**
+ * The sentence as the cues should read it: its idioms blanked (see IDIOM), and what is left of
+ * its start trimmed so that cues anchored at the start still find it ("Never mind, always run …").
+ * The memory keeps the sentence as typed.
+ */
+export function withoutIdioms(sentence: string): string {
+  return sentence
+    .replace(IDIOM, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .replace(/^[\s,.;:!–—-]+/, '')
+    .trim();
+}

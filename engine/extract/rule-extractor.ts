@@ -16,7 +16,7 @@ import { words } from '../text/tokenize.js';
 import type { Category } from '../types.js';
 import { cleanContent } from './clean.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
-import { isAcknowledgement, isNarration, isQuestion } from './noise.js';
+import { hedgePenalty, isAcknowledgement, isNarration, isQuestion, withoutIdioms } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
 import { MAX_SENTENCE_CHARS, plainQuotes, sentences, stripPastedOutput } from './segment.js';
 import { answerDrafts } from './answers.js';
@@ -45,9 +45,12 @@ const EMBED_WEIGHT = 0.2;
 const NEAR_TIE = 0.1;
 /**
  * Words that make a statement last beyond the moment: a rule, not a request. A personal
- * preference needs one to be stored for every repository.
+ * preference needs one to be stored for every repository. "Any more" counts where it means
+ * "anymore" (at a clause's end: "we don't use npm any more"), not as a comparative ("not any more
+ * efficient") or a quantity ("any more tests").
  */
-export const DURABLE = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|any ?more|any longer|each time)\b/i;
+export const DURABLE =
+  /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|anymore|(?:any more|any longer)(?=\s*(?:[.,;:!?)]|$|(?:and|but|so|because|since|either|too|now)\b))|each time)\b/i;
 /** A request for now ("make it so", "go ahead and …", "create the plan!"): never a memory without a durability cue. */
 const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
@@ -61,8 +64,65 @@ const APPRECIATION = /\bi (?:really |just |absolutely |so |totally )?(?:like|lov
 const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only|just) want\b/i;
 /** A preference hedged by circumstance ("I would prefer … where possible"): this project's call, not a taste. */
 const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possible|we|you)\b|\bunless\b|\bin this (?:repo|project|codebase)\b/i;
+/** Conversational openers before a request ("ok, so I want you to …"). */
+const OPENERS = String.raw`(?:(?:ok(?:ay)?|so|now|and|also|but|then|alright|hey|well|right)[\s,]+)*`;
 /** A request addressed to the assistant ("I want you to …", "can you …"). */
-const REQUEST = /^(?:i (?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b/i;
+const REQUEST = new RegExp(String.raw`^${OPENERS}(?:i (?:really )?(?:want|need|would like|'d like) you to|i want to|can you|could you|would you|please)\b`, 'i');
+/**
+ * The frame of a request addressed to the assistant ("I want you to …", "I'd like you to …"): what
+ * follows is what the user asks for. It is for now unless it says it lasts ("I want you to always
+ * run the linter first"): then it is the rule it states, as if the user had said "please always …".
+ */
+const ADDRESSED = new RegExp(String.raw`^${OPENERS}i (?:really )?(?:want|need|would like|'d like) you to\s+`, 'i');
+const RULE_NOUN = String.raw`(?:instructions?|rules?|guidelines?|guidance|polic(?:y|ies)|conventions?|directives?)`;
+/**
+ * A request to write a rule down ("I want to create instructions that state that it is not allowed
+ * to …", "add a rule that …", "I want the guidelines to say that …"): the rule it dictates is the
+ * memory, whatever the request around it.
+ */
+const DICTATED_RULE = new RegExp(
+  String.raw`^${OPENERS}(?:(?:(?:i|we) (?:really )?(?:want|need|would like|'d like)(?: you)? to |let'?s |please |(?:can|could|would) you )?(?:create|write|add|make|put|set up|include|draft)\s+(?:(?:an?|the|some|new|clear|explicit|short|strict)\s+)*${RULE_NOUN}\b[^;:]{0,40}?\b(?:that|which|saying|stating|to say|to state)\s+(?:(?:says?|states?|specif(?:y|ies)|requires?|makes? (?:it )?clear)\s+)?|(?:i|we) (?:really )?(?:want|need|would like|'d like) (?:the |our |an? )?${RULE_NOUN}\b[^;:]{0,40}?\bto (?:say|state|specify|require|make (?:it )?clear)\s+)(?:that\s+)?(?=\S)`,
+  'i',
+);
+/**
+ * What the user wants (or needs) a thing of the project to be ("I want the instructions to live in
+ * AGENTS.md, not a skill, because …", "we need the kernels to be fused or …"): want or need, the
+ * thing (a noun phrase of a few words, not "you", "me" or "it") and what it should do. Only a stated
+ * reason, a rejected alternative or a durability cue makes it a lasting decision (or requirement);
+ * otherwise it is what the user wants done now.
+ */
+const WANTED_STATE = /(?:^|["')\]]\s+)(?:(?:ok(?:ay)?|so|and|also|but|then|well)[\s,]+)*(?:i|we) (?:really )?(want|need|would like|'d like) (?!(?:you|u|me|us|it|this|that|them|him|her|to|a|an|some|more|something|anything)\b)((?:[\w./@`'-]+ ){0,5}?[\w./@`'-]+) to (\w.*)$/i;
+/** A rejected alternative beside a choice ("…, not a skill", "instead of …", "rather than …"). */
+const CONTRAST = /(?:,|\s[-–—])\s*not\b|\binstead of\b|\brather than\b/i;
+/** A reason given for a statement. */
+const REASON = /\b(?:because|since|so that|otherwise|or else|due to)\b/i;
+/** What a state the user wants a thing in scores as a decision or requirement (a reason adds the usual bonus). */
+const WANTED_STATE_SCORE = 0.75;
+
+/**
+ * The lasting content of a user's request, when it has one: the rule a request to write one down
+ * dictates, the state a user wants a thing of the project in (with a reason, an alternative rejected
+ * or a durability cue), or a durable request to the assistant. Null: the sentence is not one of these
+ * (the request filters then decide).
+ */
+function requestContent(sentence: string): { text: string; read: string; as: 'rule' | 'decision' | 'requirement' | 'asked' } | null {
+  const dictated = DICTATED_RULE.exec(sentence);
+  if (dictated) {
+    const body = sentence.slice(dictated[0].length);
+    return { text: body, read: body, as: 'rule' };
+  }
+  const wanted = WANTED_STATE.exec(sentence);
+  if (wanted && (REASON.test(wanted[3]!) || CONTRAST.test(wanted[3]!) || DURABLE.test(wanted[3]!))) {
+    const text = `${wanted[2]!} ${wanted[1]!.toLowerCase() === 'need' ? 'must' : 'should'} ${wanted[3]!}`;
+    return { text, read: text, as: wanted[1]!.toLowerCase() === 'need' ? 'requirement' : 'decision' };
+  }
+  const addressed = ADDRESSED.exec(sentence);
+  if (addressed) {
+    const body = sentence.slice(addressed[0].length);
+    if (DURABLE.test(body)) return { text: body, read: `please ${body}`, as: 'asked' };
+  }
+  return null;
+}
 /**
  * A task handed to the assistant in the imperative ("Ultrathink and come up with a chain of …",
  * "Build a simple timer app …", "ok now find the timeline component"): what to do now, not how the
@@ -276,25 +336,45 @@ function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
   return out;
 }
 
+/**
+ * The text of a turn the cues read: the compaction summary's lasting sections, the user's words
+ * without pasted output, and of an AskUserQuestion turn only the answers (the questions are the
+ * assistant's words; answers.ts reads each pair).
+ */
+function proseOf(turn: ExtractTurn): string {
+  if (turn.kind === 'summary') return lastingSummary(turn.text);
+  if (turn.kind === 'answer') return turn.text.split('\n').map((line) => /→\s*(.+)$/.exec(line)?.[1] ?? line).join('\n\n');
+  return turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text;
+}
+
 function proseDrafts(turn: ExtractTurn): Draft[] {
-  const list = sentences(turn.kind === 'summary' ? lastingSummary(turn.text) : turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text);
+  const list = sentences(proseOf(turn));
   const out: Draft[] = [];
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
-    if (APPRECIATION.test(text) && !DURABLE.test(text)) continue;
+    // What the cues read: the sentence without idioms that hold a cue word ("Never mind, I pushed").
+    let read = withoutIdioms(text);
+    // A user's request whose content lasts (a rule to write down, a decision with its reason, a
+    // durable request): that content is the memory, read and stored without the request around it.
+    const framed = turn.role === 'user' ? requestContent(read) : null;
+    if (framed) {
+      text = framed.text;
+      read = framed.read;
+    }
+    if (APPRECIATION.test(read) && !DURABLE.test(read)) continue;
     if (isQuestion(text) && !STATES_DECISION.test(text)) continue;
     // The compaction summary is Claude Code's recap of the conversation: every line is a conclusion.
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
-    const durable = DURABLE.test(text);
+    const durable = DURABLE.test(read) || (framed !== null && framed.as !== 'asked');
     if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !durable && !(RELOCATION.test(text) && NAMES_A_PATH.test(text))) continue;
-    if (turn.role === 'user' && MUSING.test(text) && !durable) continue;
+    if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
-    if (!durable && (ONE_OFF.test(text) || REQUEST.test(text) || (turn.role === 'user' && TASK_REQUEST.test(text) && !PROHIBITION.test(text)))) continue;
-    const scored = scoreSentence(text);
+    if (!durable && (ONE_OFF.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;
+    const scored = framed?.as === 'decision' || framed?.as === 'requirement' ? wantedState(read, framed.as === 'decision' ? 'decision' : 'constraint') : scoreSentence(read);
     if (!scored) continue;
     const next = list[i + 1];
     if (next && REASON_START.test(next.text) && !scoreSentence(next.text)) {
@@ -305,8 +385,19 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     if (content.length > MAX_CONTENT_CHARS || words(content).length < MIN_WORDS) continue;
     const discount = turn.role === 'assistant' ? ASSISTANT_DISCOUNT : 0;
     const scores = new Map([...scored.scores].map(([k, v]) => [k, Math.max(0, v - discount)] as const));
-    const personalOk = (durable || HABITUAL.test(text)) && !CONDITIONAL.test(text);
+    const personalOk = (durable || HABITUAL.test(read)) && !CONDITIONAL.test(read);
     out.push({ content, role: turn.role, scores, best: scored.best, personalCue: scored.personal, personalOk });
   }
   return out;
+}
+
+/**
+ * A state the user wants a thing in, with its reason or the alternative it rejects: a decision
+ * ("I want …") or a requirement ("we need …") at WANTED_STATE_SCORE, unless a stronger cue says otherwise.
+ */
+function wantedState(text: string, category: 'decision' | 'constraint'): ReturnType<typeof scoreSentence> {
+  const scores = new Map(scoreSentence(text)?.scores ?? []);
+  const score = Math.max(0, Math.min(0.95, WANTED_STATE_SCORE + (REASON.test(text) ? 0.05 : 0) - hedgePenalty(text)));
+  scores.set(category, Math.max(scores.get(category) ?? 0, score));
+  return { scores, best: bestOf(scores), personal: false };
 }

@@ -122,7 +122,8 @@ const CLAUSE = /(?:[,;:]\s+|\s+[-–—]\s+|\s+)(?=(?:and then|but|so|also|inste
  */
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
-  const re = /[.!?]+["')\]]*\s+(?=[A-Za-z0-9"'`([])/g;
+  // A slash after a sentence's end ("don't couple./ I want …") separates it from the next as a space would.
+  const re = /[.!?]+["')\]]*\/?\s+(?=[A-Za-z0-9"'`([])/g;
   let start = 0;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
@@ -131,8 +132,8 @@ export function splitSentences(text: string): string[] {
     if (ABBREVIATIONS.has(lastWord) || /^[a-z]$/i.test(lastWord)) continue;
     const next = text[m.index + m[0].length] ?? '';
     // Lower case after a full stop: a new sentence only when the one before is sentence-sized.
-    if (/[a-z]/.test(next) && (!/^[.!?]+\s+$/.test(m[0]) || before.trim().split(/\s+/).length < 3)) continue;
-    out.push(text.slice(start, m.index + m[0].trimEnd().length).trim());
+    if (/[a-z]/.test(next) && (!/^[.!?]+\/?\s+$/.test(m[0]) || before.trim().split(/\s+/).length < 3)) continue;
+    out.push(text.slice(start, m.index + m[0].replace(/\/?\s+$/, '').length).trim());
     start = m.index + m[0].length;
   }
   const rest = text.slice(start).trim();

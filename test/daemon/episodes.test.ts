@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { episodeDrafts, episodeRecords, episodeSnippet, isReport, recordEpisodes, SNIPPET_CHARS, turnOf, weighEpisodes } from '../../daemon/episodes.js';
+import { episodeDrafts, episodeRecords, episodeSnippet, isReport, projectPath, recordEpisodes, repoFolder, SNIPPET_CHARS, turnOf, weighEpisodes } from '../../daemon/episodes.js';
 import type { Turn } from '../../daemon/transcript.js';
 import { MemoryEngine } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
@@ -135,6 +135,34 @@ describe('episodes', () => {
     const s = episodeSnippet(`${request}\nOutcome: Done.\n${filler(30)}`, 'which branch do new feature branches start from');
     assert.match(s, /Base branch: develop/);
     assert.equal(s.split('Task: Create a git worktree').length - 1, 1, s);
+  });
+
+  it('lists the shell commands a turn ran that build, test or change something, failed ones marked, never ones that only look around', () => {
+    const [d] = episodeDrafts([
+      turn('user', 'make the tests pass', { kind: 'prompt' }),
+      turn('tool', '$ ls src\nmain.ts', { tool: 'Bash', ok: true }),
+      turn('tool', '$ rtk bun run test\nExit code 2', { tool: 'Bash', ok: false }),
+      turn('tool', '$ cd api && git status\nclean', { tool: 'Bash', ok: true }),
+      turn('tool', '$ gh run view 123 --log-failed\n…', { tool: 'Bash', ok: true }),
+      turn('tool', '$ bun run test\n12 pass', { tool: 'Bash', ok: true }),
+      turn('assistant', 'All 12 tests pass with plain `bun run test`.'),
+    ]);
+    assert.deepEqual(d?.commands, [
+      { command: 'rtk bun run test', ok: false },
+      { command: 'bun run test', ok: true },
+    ]);
+    assert.match(episodeRecords(d!)[0]![0]!, /^Asked: make the tests pass\nRan: rtk bun run test \(failed\); bun run test\nOutcome: /);
+  });
+
+  it('shows files from inside the repository’s folder when their path passes through it', async () => {
+    assert.equal(projectPath('/Users/u/Code/cipher-box/apps/api/src/migrations/1740-AddShares.ts', 'cipher-box', 2), 'apps/api/src/migrations/1740-AddShares.ts');
+    assert.equal(projectPath('D:\\oh-my-posh\\e2e\\README.md', 'oh-my-posh', 3), 'e2e/README.md');
+    assert.equal(projectPath('/home/u/elsewhere/src/lib/a.ts', 'cipher-box', 2), 'lib/a.ts', 'else its last segments');
+    assert.equal(repoFolder('github.com/FSM1/cipher-box'), 'cipher-box');
+    const e = await engine();
+    await recordEpisodes(e, [turn('user', 'add the missing migration', { kind: 'prompt' }), turn('assistant', 'Added it.', { files: ['/Users/u/Code/app/apps/api/src/migrations/1740-AddShares.ts'] })], scope);
+    const [row] = (await e.list({ filter: { repo: scope.repo }, limit: 5 })).results;
+    assert.match(row?.content ?? '', /^Files: apps\/api\/src\/migrations\/1740-AddShares\.ts$/m);
   });
 
   it('folds a short follow-up into the episode and writes nothing twice when the same turns are replayed', async () => {

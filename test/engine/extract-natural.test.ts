@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RuleExtractor } from '../../engine/extract/rule-extractor.js';
+import { DURABLE, RuleExtractor } from '../../engine/extract/rule-extractor.js';
 import { splitSentences } from '../../engine/extract/segment.js';
 import type { ExtractTurn } from '../../engine/extract/types.js';
 
@@ -92,6 +92,27 @@ describe('extraction on natural text', () => {
       ],
       'state checks, requests for information and the next step are answered for now; choices about the work last',
     );
+  });
+
+  it('reads choices offered side by side or proposed for a yes or no as decisions, and never the assistant’s question as the user’s words', async () => {
+    const got = await extract([
+      user(
+        [
+          'Comment cleanup scope: function-only or all doc comments (types/structs/package too)? → All doc comments (Also type, struct, const/var, package doc comments — same minimal-info rule applied everywhere.)',
+          'Include _test.go files in the sweep? → Yes, include tests (Test helper funcs get same treatment.)',
+          'Is the staging server up or down right now? → Up',
+        ].join('\n'),
+        'answer',
+      ),
+    ]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [
+        ['decision', 'Comment cleanup scope: function-only or all doc comments (types/structs/package too): All doc comments (Also type, struct, const/var, package doc comments — same minimal-info rule applied everywhere.).'],
+        ['decision', 'Include _test.go files in the sweep: Yes, include tests (Test helper funcs get same treatment.).'],
+      ],
+    );
+    assert.deepEqual(await extract([user('The e2e job must never run on forks, is that intended? → Fine by me', 'answer')]), [], 'the question’s words are no rule of the user’s');
   });
 
   it('leaves the compaction summary’s change log, topics and pending work to the episodes', async () => {
@@ -199,6 +220,68 @@ describe('extraction on natural text', () => {
 
   it('does not store a request for now that starts with "let us now"', async () => {
     assert.deepEqual(await extract([user('Let us now continue to ensure the parser is fully implemented and that all the methods have at least 2-3 unit tests.')]), []);
+  });
+
+  it('reads no rule into an idiom that holds a cue word', async () => {
+    assert.deepEqual(
+      await extract([
+        user('never mind, i pushed'),
+        user('Nevermind, I fixed it myself.'),
+        user('Always happy to pair on this, thanks!'),
+        user('I never thought the cache would matter here.'),
+        user('It must have been the stale lockfile that broke it.'),
+        user('no worries, I can’t wait to try the new build'),
+      ]),
+      [],
+    );
+    const [rule] = await extract([user('Never mind that, always run the linter before committing.')]);
+    assert.equal(rule?.category, 'constraint', 'a rule beside the idiom is still read');
+  });
+
+  it('takes a slash after a sentence’s end as a break between sentences', () => {
+    assert.deepEqual(splitSentences("big five, separate and don't couple./ I want you to build the harness."), ["big five, separate and don't couple.", 'I want you to build the harness.']);
+  });
+
+  it('never stores a request to the assistant as a preference or a rule, unless it says it lasts', async () => {
+    assert.deepEqual(
+      await extract([
+        user("big five, separate and don't couple./ I want you to build 1. and 2. (the recommendation) already here."),
+        user('ok so I want you to go through the generated comments and remove what is not needed'),
+        user('For the e2e module I want you to build the harness first.'),
+        user("I'd like you to review the migration before we merge."),
+      ]),
+      [],
+    );
+    const got = await extract([user('I want you to always run the linter before you commit.')]);
+    assert.deepEqual(got.map((c) => [c.category, c.content]), [['constraint', 'Always run the linter before you commit.']], 'a durable request is the rule it states');
+  });
+
+  it('stores the rule a request dictates, and a decision stated as what the user wants, not the request around them', async () => {
+    const got = await extract([
+      user(
+        'I want to create instructions that state that it is not allowed to write elaborate comments on functions and only keep it to the minimal information that needs to be available to understand the scope and responsibility of the function.',
+      ),
+      user('I want the instructions to live in Agents.md, not a skill, because it needs to apply it to every code that we have in every language.'),
+      user('Please add a rule to CLAUDE.md that migrations must never run by hand on the server.'),
+    ]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.content]),
+      [
+        ['convention', 'It is not allowed to write elaborate comments on functions and only keep it to the minimal information that needs to be available to understand the scope and responsibility of the function.'],
+        ['decision', 'The instructions should live in Agents.md, not a skill, because it needs to apply it to every code that we have in every language.'],
+        ['constraint', 'Migrations must never run by hand on the server.'],
+      ],
+    );
+    assert.ok(got.every((c) => c.space === 'project'));
+    assert.deepEqual(await extract([user('I want the button to be blue'), user('I want the tests to pass again')]), [], 'without a reason, an alternative or a durability cue it is what the user wants done now');
+  });
+
+  it('reads what the user needs a thing to be as a requirement, and "any more" before an adjective as no durability cue', async () => {
+    const got = await extract([user('We need the public API to stay backwards compatible because clients pin it.')]);
+    assert.deepEqual(got.map((c) => [c.category, c.content]), [['constraint', 'The public API must stay backwards compatible because clients pin it.']]);
+    assert.deepEqual(await extract([user('We need the GPU operations to be a single kernel when they run or its not any more efficient than CPU usage.')]), [], 'a comparative "any more" says nothing lasts');
+    assert.ok(DURABLE.test("we don't use npm any more") && DURABLE.test('we dont use npm anymore, only pnpm'));
+    assert.ok(!DURABLE.test('it is not any more efficient') && !DURABLE.test('do we need any more tests'));
   });
 
   it('keeps the assistant’s findings and the compaction summary, not its narration', async () => {

@@ -1,0 +1,102 @@
+/**
+ * Project documents (daemon/documents.ts): the instruction files a session read and the Markdown it
+ * wrote are kept as records of the repository, searchable like episodes; the same text read again
+ * writes nothing, a changed one replaces it.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { documentDrafts, isInstructionFile, isProjectDocument, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
+import { recordEpisodes } from '../../daemon/episodes.js';
+import { toTurns, type RawEntry, type Turn } from '../../daemon/transcript.js';
+import { MemoryEngine } from '../../engine/index.js';
+import { InMemoryStore } from '../../engine/store/memory-store.js';
+
+const turn = (role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn => ({ uuid: null, role, text, ...extra });
+const scope = { user_id: 'u', run_id: 's1', repo: 'github.com/acme/app', dir: null };
+
+async function engine(): Promise<MemoryEngine> {
+  const e = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+  await e.open();
+  return e;
+}
+
+const AGENTS = '1\t# Agent Instructions\n2\t\n3\t## Releasing\n4\t\n5\tRun `bun run release` for a patch bump; plans go in docs/plans/.';
+
+describe('project documents', () => {
+  it('reads which file a Read showed and what the assistant wrote into Markdown documents', () => {
+    const entries: RawEntry[] = [
+      { type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'restore the release section' } },
+      {
+        type: 'assistant',
+        uuid: 'a1',
+        parentUuid: 'u1',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/home/user/app/AGENTS.md' } }] },
+      },
+      { type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: AGENTS }] } },
+      {
+        type: 'assistant',
+        uuid: 'a2',
+        parentUuid: 'r1',
+        message: {
+          id: 'm2',
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 't2', name: 'Edit', input: { file_path: '/home/user/app/AGENTS.md', old_string: 'x', new_string: '## Commits\n\nFollow conventional commits.' } },
+            { type: 'tool_use', id: 't3', name: 'Write', input: { file_path: '/home/user/app/src/main.ts', content: 'export const x = 1;' } },
+          ],
+        },
+      },
+    ];
+    const turns = toTurns(entries);
+    assert.equal(turns.find((t) => t.tool === 'Read')?.path, '/home/user/app/AGENTS.md');
+    const wrote = turns.find((t) => t.role === 'assistant' && t.writes);
+    assert.deepEqual(wrote?.writes, [{ path: '/home/user/app/AGENTS.md', text: '## Commits\n\nFollow conventional commits.', edit: true }], 'Markdown only, not code');
+    assert.deepEqual(
+      documentDrafts(turns).map((d) => [d.verb, d.path, d.text.split('\n')[0]]),
+      [
+        ['Read', '/home/user/app/AGENTS.md', '# Agent Instructions'],
+        ['Edited', '/home/user/app/AGENTS.md', '## Commits'],
+      ],
+    );
+  });
+
+  it('keeps instruction files read and Markdown written, never code read, Claude Code’s own files or dependencies', () => {
+    for (const p of ['/r/AGENTS.md', 'C:\\r\\CLAUDE.md', '/r/docs/CONTRIBUTING.md', '/r/e2e/README.md', '/r/.github/copilot-instructions.md']) assert.ok(isInstructionFile(p), p);
+    for (const p of ['/r/src/main.ts', '/r/docs/design.md', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md']) assert.ok(!isInstructionFile(p), p);
+    assert.ok(isProjectDocument('/r/docs/design.md') && isProjectDocument('D:\\r\\.planning\\phases\\14-CONTEXT.md'));
+    for (const p of ['/home/u/.claude/plans/plan.md', '/r/node_modules/x/README.md', '/r/src/main.ts']) assert.ok(!isProjectDocument(p), p);
+    const drafts = documentDrafts([turn('tool', '1\tconst x = 1;', { tool: 'Read', path: '/r/src/main.ts' }), turn('tool', 'no such file', { tool: 'Read', path: '/r/AGENTS.md', ok: false })]);
+    assert.deepEqual(drafts, []);
+    assert.equal(withoutLineNumbers('     1→# Title\n     2→Body'), '# Title\nBody');
+  });
+
+  it('stores a document read once per text, replaces it when the text changed, and search finds what it says', async () => {
+    const e = await engine();
+    const read = (text: string): Turn[] => [turn('user', 'how do we release?', { kind: 'prompt' }), turn('tool', text, { tool: 'Read', path: '/home/user/app/AGENTS.md' }), turn('assistant', 'See AGENTS.md.')];
+    assert.equal(await recordDocuments(e, read(AGENTS), scope), 1);
+    assert.equal(await recordDocuments(e, read(AGENTS), { ...scope, run_id: 's2' }), 0, 'the same text read in another session');
+    const docs = async () => (await e.list({ filter: { repo: scope.repo, metadata: { doc: '/home/user/app/AGENTS.md' } }, limit: 10 })).results;
+    assert.deepEqual(
+      (await docs()).map((r) => r.content),
+      ['Read: AGENTS.md\nText: # Agent Instructions\n## Releasing\nRun `bun run release` for a patch bump; plans go in docs/plans/.'],
+    );
+    assert.equal(await recordDocuments(e, read(AGENTS.replace('patch', 'minor')), scope), 1);
+    assert.deepEqual(
+      (await docs()).map((r) => /minor/.test(r.content)),
+      [true],
+      'what the file says now replaces what it said',
+    );
+    const hits = (await e.search({ query: 'bun run release', filter: { repo: scope.repo }, top_k: 3 })).results;
+    assert.match(hits[0]?.row.content ?? '', /bun run release/);
+  });
+
+  it('never folds a follow-up into a document record', async () => {
+    const e = await engine();
+    await recordEpisodes(e, [turn('user', 'where do plans go?', { kind: 'prompt' }), turn('assistant', 'In docs/plans/.')], scope);
+    await recordDocuments(e, [turn('tool', AGENTS, { tool: 'Read', path: '/home/user/app/AGENTS.md' })], scope);
+    await recordEpisodes(e, [turn('user', 'ok commit it', { kind: 'prompt' }), turn('assistant', 'Committed.')], scope);
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 10 })).results;
+    const folded = rows.find((r) => r.content.includes('Then asked: ok commit it'));
+    assert.match(folded?.content ?? '', /^Asked: where do plans go\?/);
+  });
+});
