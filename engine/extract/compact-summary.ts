@@ -4,13 +4,15 @@
  * Concepts, 3. Files and Code Sections, 4. Errors and fixes, 5. Problem Solving, 6. All user
  * messages, 7. Pending Tasks, 8. Current Work, 9. Optional Next Step. Some of its sections hold
  * what lasts (what the user asked for and insisted on, errors and their fixes, how problems were
- * solved, the user's own words); the others describe the work at the moment of compaction: a list
- * of topics, a change log per file, what was pending, what was under way, what to do next. Those
- * belong to the session's episodes, never to extracted memories.
+ * solved); the others describe the work at the moment of compaction: a list of topics, a change log
+ * per file, what was pending, what was under way, what to do next. Those belong to the session's
+ * episodes, never to extracted memories. "All user messages" quotes prompts the reader has already
+ * read where they were typed, beside the question each one answered; quoted again without that
+ * context ("A. is fine", a brainstorm's list of fragments) they only make junk.
  */
 
-/** Sections that describe the moment of compaction, not conclusions. */
-const MOMENT_SECTIONS = /^(?:key technical concepts|files and code sections|pending tasks|current work|optional next steps?)$/i;
+/** Sections that describe the moment of compaction, or repeat what was read where it was said. */
+const MOMENT_SECTIONS = /^(?:key technical concepts|files and code sections|all user messages|pending tasks|current work|optional next steps?)$/i;
 /** A top-level heading of the outline: "3. Files and Code Sections:" (bold or Markdown heading tolerated). */
 const OUTLINE_HEADING = /^[ \t]*(?:#{1,4}[ \t]*)?(?:\*\*)?\d{1,2}\.[ \t]+(?:\*\*)?([A-Za-z][A-Za-z ]{2,40}?)(?:\*\*)?:(?:\*\*)?[ \t]*$/;
 const OUTLINE_NAMES = /^(?:primary request and intent|key technical concepts|files and code sections|errors and fixes|problem solving|all user messages|pending tasks|current work|optional next steps?)$/i;

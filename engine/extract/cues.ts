@@ -92,7 +92,8 @@ const CUES: readonly Cue[] = [
   cue('fact', 0.65, /\b(?:is|are) (?:served|hosted|exposed|mounted|available|reachable) (?:from|at|on|under) (?:\/|https?:\/\/|`)/i),
   cue('fact', 0.6, /\b(?:is|are) (?:limited|capped|rate[- ]limited) (?:to|at)\b|\btimes? out after\b/i),
 
-  cue('note', 0.65, /^(?:note|nb|fyi|heads up|important|remember|reminder|keep in mind)\b/i),
+  // "Note the App ID" is a step to follow, not a note: "note" opens one only before a colon, dash or "that".
+  cue('note', 0.65, /^(?:note\b\s*(?:[:,\-–—]|that\b|well\b)|(?:nb|fyi|heads up|important|remember|reminder|keep in mind)\b)/i),
   cue('note', 0.65, /\bremember that\b|\bkeep in mind\b|\bfor the record\b|\bworth noting\b|\bnote that\b/i),
 ];
 

@@ -126,6 +126,9 @@ describe('extraction on natural text', () => {
       '   - Replaced inline styles with semantic CSS classes',
       '4. Errors and fixes:',
       '   - The root cause of the flaky test was a shared temp directory.',
+      '6. All user messages:',
+      '   - "brainstorm: - must be controlled by configuration, default to \'off\'"',
+      '   - "let\'s keep it simple for now" (multi-session: most recent only)',
       '7. Pending Tasks:',
       '   - We must always update the changelog before the release.',
       '8. Current Work:',
@@ -134,7 +137,15 @@ describe('extraction on natural text', () => {
     const texts = (await extract([assistant(summary, 'summary')])).map((c) => c.content);
     assert.ok(texts.some((t) => /must pass the shared test suite/.test(t)), JSON.stringify(texts));
     assert.ok(texts.some((t) => /shared temp directory/.test(t)), JSON.stringify(texts));
-    for (const moment of [/Backward-compatible/, /inline styles/, /changelog/, /renderer into its own module/]) assert.ok(!texts.some((t) => moment.test(t)), `${moment}: ${JSON.stringify(texts)}`);
+    for (const moment of [/Backward-compatible/, /inline styles/, /changelog/, /renderer into its own module/, /controlled by configuration/, /keep it simple/]) assert.ok(!texts.some((t) => moment.test(t)), `${moment}: ${JSON.stringify(texts)}`);
+  });
+
+  it('reads "Note the App ID" in a list of steps as a step, and "Note: …" as a note', async () => {
+    const steps = await extract([user('1. Click **Create GitHub App**\n2. Note the **App ID** (displayed at the top)\n3. Note down the installation id')]);
+    assert.deepEqual(steps.filter((c) => /App ID|installation id/.test(c.content)), [], JSON.stringify(steps));
+    const [note] = await extract([user('Note: remember to bump the schema version on every migration.')]);
+    assert.equal(note?.category, 'note');
+    assert.match(note?.content ?? '', /bump the schema version/);
   });
 
   it('leaves the assistant’s change log to the episode, reason or not, unless it says where something now lives', async () => {
