@@ -4,6 +4,7 @@
  */
 import { currentRows, deriveHistory, planChange, planCorrection, planDelete, representative, rowsAsOf, transactions, type PlannedRow } from './bitemporal.js';
 import { systemClock, type Clock } from './clock.js';
+import type { ConcurrencyGate } from './concurrency-gate.js';
 import { DEFAULT_MAX_CONTENT_CHARS } from './config.js';
 import type { Embedder } from './embed/types.js';
 import { EngineError, notFound } from './errors.js';
@@ -47,6 +48,12 @@ export interface EngineOptions {
    * the query's words (engine/search/fuse.ts). @default 0.5
    */
   vectorWeight?: number;
+  /**
+   * Searches run through this gate (query embedding, store search, ranking): at most its limit at
+   * once, the rest wait in order at no cost. A server shares one among its projects, so a backlog
+   * of searches never sits in the model's queue or on the main thread ahead of writes. @default none
+   */
+  searchGate?: ConcurrencyGate;
 }
 
 export interface AddInput {
@@ -123,6 +130,8 @@ export interface SearchInput extends ScopeContext {
    * "postg" finds "postgres" (full-text channel; text/complete.ts). @default false
    */
   prefix?: boolean | undefined;
+  /** Aborted when nobody waits for the answer any more: a search still waiting for its turn is dropped (`CANCELLED`). */
+  signal?: AbortSignal | undefined;
 }
 
 export interface SearchHit {
@@ -796,6 +805,11 @@ export class MemoryEngine {
     if (typeof input.query !== 'string' || input.query.trim() === '') {
       throw new EngineError('VALIDATION', 'query must be a non-empty string', { field: 'query' });
     }
+    const gate = this.opts.searchGate;
+    return gate ? gate.run(() => this.searchNow(input), input.signal) : this.searchNow(input);
+  }
+
+  private async searchNow(input: SearchInput): Promise<SearchOutput> {
     const topK = input.top_k ?? 5;
     const threshold = input.threshold ?? 0;
     const filter = this.searchFilter(input);

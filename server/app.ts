@@ -4,10 +4,11 @@
  * listening; `listen` binds TCP.
  */
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import { answerClientErrors, createApp, IdempotencyStore } from '../api/index.js';
-import { createEmbedder, extractorFor, ResidentBudget, silentLogger, tightenTree, type Config, type Embedder, type Logger } from '../engine/index.js';
+import { ConcurrencyGate, createEmbedder, extractorFor, ResidentBudget, silentLogger, tightenTree, type Config, type Embedder, type Logger } from '../engine/index.js';
 import { authenticate, callerOfRes } from './auth.js';
 import { projectContext } from './context.js';
 import { lockDataDir } from './data-lock.js';
@@ -24,6 +25,15 @@ import { syncRoutes } from './sync-routes.js';
 import { telemetryRoutes } from './telemetry-routes.js';
 import { TenancyStore } from './tenancy.js';
 import { webhookRoutes } from './webhook-routes.js';
+
+/**
+ * Searches the server works on at once, all projects together (the rest wait their turn at no
+ * cost): enough to keep the model's thread and the main thread busy and to embed a few queries in
+ * one run, few enough that a write never waits behind more than these (engine `searchGate`).
+ */
+export function searchesAtOnce(): number {
+  return Math.max(4, 2 * os.availableParallelism());
+}
 
 export interface ServerOptions {
   dataDir: string;
@@ -78,6 +88,7 @@ async function build(opts: ServerOptions, logger: Logger, cfg: Config, unlock: (
     maxMetadataBytes: cfg.maxMetadataBytes,
     webhooks,
     residentBudget: new ResidentBudget(cfg.residentSearchRows),
+    searchGate: new ConcurrencyGate(searchesAtOnce()),
     openStore: pgb?.openStore,
     openEventLog: pgb?.openEventLog,
     openWebhooks: pgb?.openWebhooks,

@@ -50,6 +50,36 @@ describe('ConcurrencyGate', () => {
     assert.equal(gate.queued, 0);
   });
 
+  it('drops a waiting task whose signal aborts (it never runs and its place goes to the next), and refuses one aborted already', async () => {
+    const gate = new ConcurrencyGate(1);
+    const ran: string[] = [];
+    let release!: () => void;
+    const first = gate.run(async () => {
+      ran.push('first');
+      await new Promise<void>((r) => (release = r));
+    });
+    const gone = new AbortController();
+    const dropped = gate.run(async () => void ran.push('dropped'), gone.signal);
+    const next = gate.run(async () => void ran.push('next'));
+    await tick();
+    assert.equal(gate.queued, 2);
+    gone.abort();
+    await assert.rejects(dropped, (err: Error & { code?: string }) => err.code === 'CANCELLED');
+    assert.equal(gate.queued, 1, 'the aborted task left the queue at once');
+    release();
+    await first;
+    await next;
+    assert.deepEqual(ran, ['first', 'next']);
+    await assert.rejects(
+      gate.run(async () => void ran.push('late'), AbortSignal.abort()),
+      (err: Error & { code?: string }) => err.code === 'CANCELLED',
+    );
+    assert.deepEqual(ran, ['first', 'next']);
+    // A signal that aborts once its task runs changes nothing (the task decides).
+    const during = new AbortController();
+    assert.equal(await gate.run(async () => (during.abort(), 'done'), during.signal), 'done');
+  });
+
   it('refuses a limit below 1', () => {
     assert.throws(() => new ConcurrencyGate(0), /at least 1/);
   });

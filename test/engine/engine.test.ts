@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EngineError, FakeEmbedder, InMemoryStore, MemoryEngine, type Embedder } from '../../engine/index.js';
+import { ConcurrencyGate, EngineError, FakeEmbedder, InMemoryStore, MemoryEngine, type Embedder } from '../../engine/index.js';
 
 async function engine(embedder: Embedder | null = new FakeEmbedder(32)): Promise<MemoryEngine> {
   const e = new MemoryEngine({ store: new InMemoryStore(), embedder, background: false });
@@ -20,6 +20,33 @@ describe('MemoryEngine', () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => e.add({ content: `memory ${i}`, user_id: 'u' })));
     assert.equal(appends, 1);
     assert.equal(await e.count({}), 50);
+  });
+
+  it('runs searches through its gate, and drops one whose signal aborts while it waits (the store never sees it)', async () => {
+    const e = new MemoryEngine({ store: new InMemoryStore(), embedder: new FakeEmbedder(32), background: false, searchGate: new ConcurrencyGate(1) });
+    await e.open();
+    await e.add({ content: 'the gateway runs on port 8443', user_id: 'u' });
+    let searches = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const orig = e.store.search.bind(e.store);
+    e.store.search = async (req) => {
+      searches++;
+      if (searches === 1) await held;
+      return orig(req);
+    };
+    const first = e.search({ query: 'gateway port' });
+    const gone = new AbortController();
+    const dropped = e.search({ query: 'gateway port', signal: gone.signal });
+    const third = e.search({ query: 'gateway port' });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(searches, 1, 'one search at a time');
+    gone.abort();
+    await assert.rejects(dropped, (err: unknown) => err instanceof EngineError && err.code === 'CANCELLED');
+    release();
+    assert.equal((await first).results.length, 1);
+    assert.equal((await third).results.length, 1);
+    assert.equal(searches, 2, 'the dropped search never reached the store');
   });
 
   it('adds new memories without reading stored rows', async () => {

@@ -1,0 +1,104 @@
+/**
+ * Two `service serve` replicas on one PostgreSQL, each offered far more searches than it can
+ * answer, then adds through both: every add is answered within a bound.
+ *
+ * This is how `npm run bench:server -- --backend postgres` saw "0 adds served, all timed out" for
+ * adds split over two replicas: the search runs before it had left each replica thousands of
+ * searches still unanswered (a load generator stops sending but keeps its requests open), and
+ * every add waited behind all of them (the query embeddings ahead of its own in the model's queue,
+ * the searches' scans ahead of it on the main thread). A replica now works on a few searches at a
+ * time and keeps the rest waiting without cost, so a write is never stuck behind the whole backlog;
+ * a search whose client has gone is dropped, not computed (or the next search would wait for them).
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
+import { serveReplica, stopReplica, type Replica } from '../helpers/replicas.js';
+import { call } from '../helpers/server.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const skip = skipWithoutPostgres();
+const cluster = sharedPostgres();
+
+/**
+ * Searches offered to each replica at once, each with a long query and top_k 100 so that it costs
+ * some CPU: on a 2-core machine the backlog took ~10 s to answer, and adds waited all of it.
+ */
+const FLOOD = 1000;
+/** Memories in the project: each search ranks 4 × top_k candidates of them per channel. */
+const MEMORIES = 1000;
+/** Every add through either replica is answered within this. */
+const ADD_BOUND_MS = 5000;
+
+const WORDS = ['postgres', 'redis', 'kafka', 'billing', 'search', 'auth', 'deploys', 'caching', 'logging', 'exports', 'webhooks', 'latency', 'offline', 'operate', 'licensing', 'team', 'owner', 'gateway', 'metrics', 'onboarding'];
+
+function text(i: number): string {
+  return `memory ${i}: we moved ${WORDS[i % WORDS.length]} to ${WORDS[(i * 7) % WORDS.length]} for ${WORDS[(i * 3) % WORDS.length]} because ${WORDS[(i * 11) % WORDS.length]} stays predictable`;
+}
+
+/** Send a search on a connection of its own and leave it open, unread; the returned function closes it. */
+function openSearch(url: string, key: string, body: string): { abandon: () => void } {
+  const u = new URL(`${url}/v1/memories/search`);
+  const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+  req.on('response', (res) => res.resume());
+  req.on('error', () => {});
+  req.end(body);
+  return { abandon: () => req.destroy() };
+}
+
+describe('two replicas offered more searches than they can answer', { skip }, () => {
+  let a: Replica;
+  let b: Replica;
+  let key: string;
+
+  before(async () => {
+    const db = await (await cluster()).createDatabase();
+    const root = tempDir('replica-overload-');
+    const env = { SERVICE_RATE_LIMIT_PER_MINUTE: '10000000' };
+    [a, b] = await Promise.all([serveReplica(path.join(root, 'a'), db, env), serveReplica(path.join(root, 'b'), db, env)]);
+    key = [a.out, b.out].map((o) => /^\s+(msk_\S+)\s*$/m.exec(o)?.[1]).find((k): k is string => !!k)!;
+    for (let i = 0; i < MEMORIES; i += 50) {
+      const adds = await Promise.all(Array.from({ length: 50 }, (_, k) => call([a, b][k % 2]!.url, key, 'POST', '/v1/memories', { user_id: 'u', content: text(i + k) })));
+      for (const r of adds) assert.equal(r.status, 201, r.text);
+    }
+    for (const r of [a, b]) assert.equal((await call(r.url, key, 'POST', '/v1/memories/search', { query: 'billing latency' })).status, 200);
+  });
+
+  after(async () => {
+    await Promise.all([stopReplica(a), stopReplica(b)]);
+  });
+
+  it('answers adds through both replicas within a bound while each has a backlog of searches', async () => {
+    const query = Array.from({ length: 300 }, (_, i) => `${WORDS[(i * 13) % WORDS.length]}${i % 37}`).join(' ');
+    const flood = [a, b].flatMap((r) => Array.from({ length: FLOOD }, (_, i) => openSearch(r.url, key, JSON.stringify({ query: `${query} ${i}`, top_k: 100 }))));
+    try {
+      // Every search has arrived (its connection open, its request sent) before the adds start.
+      await new Promise((r) => setTimeout(r, 1000));
+      const adds = await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const t0 = performance.now();
+          const r = await call(i % 2 ? b.url : a.url, key, 'POST', '/v1/memories', { user_id: 'u', content: `added while searching ${i}` });
+          return { status: r.status, text: r.text, ms: performance.now() - t0 };
+        }),
+      );
+      for (const r of adds) assert.equal(r.status, 201, r.text);
+      const slowest = Math.max(...adds.map((r) => r.ms));
+      assert.ok(slowest <= ADD_BOUND_MS, `every add answered within ${ADD_BOUND_MS} ms; the slowest took ${slowest.toFixed(0)} ms`);
+    } finally {
+      for (const f of flood) f.abandon();
+    }
+  });
+
+  it('drops the searches whose clients went away before their turn: the next search is answered at once', async () => {
+    const query = Array.from({ length: 300 }, (_, i) => `${WORDS[(i * 17) % WORDS.length]}${i % 41}`).join(' ');
+    const flood = [a, b].flatMap((r) => Array.from({ length: FLOOD }, (_, i) => openSearch(r.url, key, JSON.stringify({ query: `${query} ${i}`, top_k: 100 }))));
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const f of flood) f.abandon();
+    const t0 = performance.now();
+    for (const r of [a, b]) assert.equal((await call(r.url, key, 'POST', '/v1/memories/search', { query: 'billing latency' })).status, 200);
+    const ms = performance.now() - t0;
+    assert.ok(ms <= ADD_BOUND_MS, `a search right after ${FLOOD} searches per replica were abandoned took ${ms.toFixed(0)} ms`);
+  });
+});
