@@ -524,7 +524,7 @@ export class PgStore implements MemoryStore {
       // Measured at 20k rows: the BM25 statement took 60–90 ms (postings of common terms joined
       // to their versions); the view answers both channels in memory from one catch-up query.
       const view = await this.currentView();
-      return view.search({ text: req.text, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit });
+      return view.search({ text: req.text, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit, exact: req.exact });
     }
     const hits = new Map<string, StoreHit>();
     if (req.vector && req.model) {
@@ -605,7 +605,7 @@ export class PgStore implements MemoryStore {
 
   private async vectorResident(req: StoreSearch): Promise<StoreHit[]> {
     const view = await this.currentView();
-    return view.search({ text: null, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit });
+    return view.search({ text: null, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit, exact: req.exact });
   }
 
   /**
