@@ -211,6 +211,8 @@ export class MemoryEngine {
   private backlogRunning: Promise<void> | null = null;
   private upkeepRunning: Promise<void> | null = null;
   private commitsSinceUpkeep = 0;
+  /** Rows were stored without a vector (no model ready, or embedding failed) since the backlog was last looked for. */
+  private storedUnembedded = false;
   private lastRecordedAt = 0;
   private closed = false;
 
@@ -631,7 +633,11 @@ export class MemoryEngine {
 
   private async embedRows(rows: PlannedRow[]): Promise<void> {
     const need = rows.filter((r) => !r.deleted && r.content !== '' && (r.vector === null || r.embed_model !== this.embedder?.model));
-    if (need.length === 0 || !(await this.modelUsable())) return;
+    if (need.length === 0) return;
+    if (!(await this.modelUsable())) {
+      this.storedUnembedded = this.embedder !== null;
+      return;
+    }
     try {
       const vectors = await this.embedder!.embedDocuments(need.map((r) => r.content));
       need.forEach((r, i) => {
@@ -644,6 +650,7 @@ export class MemoryEngine {
     } catch (err) {
       // Store without vectors: full-text still finds them, and the backlog embeds them later.
       this.log.warn('embedding failed; stored for later embedding', { err });
+      this.storedUnembedded = true;
     }
   }
 
@@ -678,16 +685,23 @@ export class MemoryEngine {
   private afterCommit(): void {
     if (this.opts.background === false || this.closed) return;
     if (++this.commitsSinceUpkeep < UPKEEP_EVERY_COMMITS || this.upkeepRunning) return;
-    void this.upkeep();
+    void this.upkeep(false);
   }
 
-  private upkeep(): Promise<void> {
+  /**
+   * The store's upkeep, then the backlog of rows without a vector: looked for on the timer, and
+   * after commits only when this engine stored such rows (on PostgreSQL the count is a query of
+   * its own, which every 16 commits cost more than the writes at 100k memories).
+   */
+  private upkeep(timer = true): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.upkeepRunning) return this.upkeepRunning;
     this.commitsSinceUpkeep = 0;
     this.upkeepRunning = (async () => {
       try {
         await this.store.maintain();
+        if (!timer && !this.storedUnembedded) return;
+        this.storedUnembedded = false;
         const s = await this.store.stats();
         if (s.unembedded > 0) this.kickBacklog();
       } catch (err) {

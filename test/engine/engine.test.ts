@@ -82,6 +82,37 @@ describe('MemoryEngine', () => {
     assert.equal(calls.off, 0);
   });
 
+  it('looks for a backlog of unembedded rows after a burst of commits only when it stored such rows', async () => {
+    const run = async (embedder: Embedder): Promise<{ stats: number; backlog: number }> => {
+      const store = new InMemoryStore();
+      const counts = { stats: 0, backlog: 0 };
+      const stats = store.stats.bind(store);
+      store.stats = async () => {
+        counts.stats++;
+        return stats();
+      };
+      const unembedded = store.unembedded.bind(store);
+      store.unembedded = async (model, limit) => {
+        counts.backlog++;
+        return unembedded(model, limit);
+      };
+      const e = new MemoryEngine({ store, embedder, background: true, maintenanceIntervalMs: 3_600_000 });
+      await e.open();
+      for (let i = 0; i < 40; i++) await e.add({ content: `burst ${i}`, user_id: 'u' });
+      await e.close();
+      return counts;
+    };
+    const ready = await run(new FakeEmbedder(16));
+    assert.equal(ready.stats, 0, 'every row got its vector: no count of the store after commits');
+    const failing = new FakeEmbedder(16);
+    failing.embedDocuments = async () => {
+      throw new Error('model fault');
+    };
+    const broken = await run(failing);
+    assert.ok(broken.stats >= 1, 'rows stored without a vector: the backlog is looked for');
+    assert.ok(broken.backlog >= 1);
+  });
+
   it('applies the scopes of DESIGN §4', async () => {
     const e = await engine();
     await e.add({ content: 'repo decision about caching', user_id: 'u', repo: 'r1', dir: 'api', space: 'project', run_id: 's1' });

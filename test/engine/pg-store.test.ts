@@ -63,6 +63,28 @@ describe('PgStore', { skip }, () => {
     await v.close();
   });
 
+  it('trims the change log at most once a minute (upkeep runs every 16 commits), and when forced', async () => {
+    const seen: string[] = [];
+    const counting: SqlClient = {
+      query: (text, params) => {
+        seen.push(text);
+        return db.query(text, params);
+      },
+      transaction: (fn) => db.transaction(fn),
+      close: async () => {},
+    };
+    const s = new PgStore({ db: counting, store: 'trims', dim: 16 });
+    await s.open();
+    await s.append([row({ content: 'a change to trim some day' })]);
+    const heads = (): number => seen.filter((q) => q.includes('SELECT change_no FROM ms_store_meta')).length;
+    const before = heads();
+    for (let i = 0; i < 5; i++) await s.maintain();
+    assert.equal(heads() - before, 1, 'one look at the change log for five upkeeps in a row');
+    await s.maintain({ force: true });
+    assert.equal(heads() - before, 2);
+    await s.close();
+  });
+
   it('keeps stores in one database apart', async () => {
     const a = new PgStore({ db, store: 'apart-a', dim: 16 });
     const b = new PgStore({ db, store: 'apart-b', dim: 16 });
