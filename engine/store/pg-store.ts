@@ -183,6 +183,58 @@ interface CurrentDoc {
   content: string;
 }
 
+/**
+ * Another process (a second server replica) may have written a memory since this one planned
+ * its new versions: refuse rather than store two versions under one number. Checked under the
+ * store's lock, so the answer holds until commit.
+ */
+function refuseTaken(rows: readonly PlannedRow[], existing: readonly { memory_id: string; version: number }[]): void {
+  const first = new Map<string, number>();
+  for (const r of rows) first.set(r.memory_id, Math.min(first.get(r.memory_id) ?? Infinity, r.version));
+  const max = new Map<string, number>();
+  for (const e of existing) max.set(e.memory_id, Math.max(max.get(e.memory_id) ?? 0, e.version));
+  for (const [id, v] of max) {
+    const want = first.get(id);
+    if (want !== undefined && v >= want) {
+      throw new EngineError('CONFLICT', `memory ${id} was changed concurrently (it already has version ${v}); nothing was written: read it again and retry`, { memory_id: id, version: v });
+    }
+  }
+}
+
+/** How the full-text statistics change when `removed` stop and `added` start being current rows. */
+function termDelta(
+  removed: readonly CurrentDoc[],
+  added: readonly CurrentDoc[],
+  termsOf: (r: CurrentDoc) => string[] = (r) => terms(r.content),
+): { docs: number; total: number; df: [string, number][]; postings: { terms: string[]; ids: string[]; memories: string[]; tfs: number[]; lengths: number[] } } {
+  const df = new Map<string, number>();
+  let docs = 0;
+  let total = 0;
+  for (const r of removed) {
+    const ts = termsOf(r);
+    docs--;
+    total -= ts.length;
+    for (const t of new Set(ts)) df.set(t, (df.get(t) ?? 0) - 1);
+  }
+  const postings = { terms: [] as string[], ids: [] as string[], memories: [] as string[], tfs: [] as number[], lengths: [] as number[] };
+  for (const r of added) {
+    const ts = termsOf(r);
+    docs++;
+    total += ts.length;
+    const tf = new Map<string, number>();
+    for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [t, n] of tf) {
+      df.set(t, (df.get(t) ?? 0) + 1);
+      postings.terms.push(t);
+      postings.ids.push(r.version_id);
+      postings.memories.push(r.memory_id);
+      postings.tfs.push(n);
+      postings.lengths.push(ts.length);
+    }
+  }
+  return { docs, total, df: [...df].filter(([, d]) => d !== 0), postings };
+}
+
 export class PgStore implements MemoryStore {
   readonly kind = 'postgres' as const;
   private readonly db: SqlClient;
@@ -295,35 +347,7 @@ export class PgStore implements MemoryStore {
     const removed = before.filter((r) => !now.has(r.version_id) || rewritten.has(r.version_id));
     const added = [...now.values()].filter((r) => !wasIds.has(r.version_id) || rewritten.has(r.version_id));
 
-    const df = new Map<string, number>();
-    let docs = 0;
-    let total = 0;
-    for (const r of removed) {
-      const ts = terms(r.content);
-      docs--;
-      total -= ts.length;
-      for (const t of new Set(ts)) df.set(t, (df.get(t) ?? 0) - 1);
-    }
-    const pTerms: string[] = [];
-    const pIds: string[] = [];
-    const pMem: string[] = [];
-    const pTf: number[] = [];
-    const pLen: number[] = [];
-    for (const r of added) {
-      const ts = terms(r.content);
-      docs++;
-      total += ts.length;
-      const tf = new Map<string, number>();
-      for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
-      for (const [t, n] of tf) {
-        df.set(t, (df.get(t) ?? 0) + 1);
-        pTerms.push(t);
-        pIds.push(r.version_id);
-        pMem.push(r.memory_id);
-        pTf.push(n);
-        pLen.push(ts.length);
-      }
-    }
+    const { docs, total, df: changed, postings } = termDelta(removed, added);
     const store = this.opts.store;
     if (removed.length > 0) {
       const rids = removed.map((r) => r.version_id);
@@ -332,18 +356,17 @@ export class PgStore implements MemoryStore {
     }
     if (added.length > 0) {
       await tx.query(`UPDATE ms_versions SET is_current = true WHERE store = $1 AND version_id = ANY($2::text[]) AND memory_id = ANY($3::text[])`, [store, added.map((r) => r.version_id), ids]);
-      if (pTerms.length > 0) {
+      if (postings.terms.length > 0) {
         await tx.query(`INSERT INTO ms_postings (store, term, version_id, memory_id, tf, doc_length) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])`, [
           store,
-          pTerms,
-          pIds,
-          pMem,
-          pTf,
-          pLen,
+          postings.terms,
+          postings.ids,
+          postings.memories,
+          postings.tfs,
+          postings.lengths,
         ]);
       }
     }
-    const changed = [...df].filter(([, d]) => d !== 0);
     if (changed.length > 0) {
       const t = changed.map(([k]) => k);
       await tx.query(
@@ -358,40 +381,74 @@ export class PgStore implements MemoryStore {
     return after.length;
   }
 
+  /**
+   * Append versions: under the store's lock, one read of the memories' versions (to refuse a
+   * version number another process took, and to know which rows stop or start being current),
+   * then one statement that inserts the rows, switches `is_current`, replaces the postings,
+   * updates document frequencies, records the change and moves the meta row on. The lock is held
+   * for four round trips and the host's own writes (events), instead of a dozen statements.
+   */
   async append(rows: readonly PlannedRow[]): Promise<VersionRow[]> {
     this.check();
     if (rows.length === 0) return [];
+    const store = this.opts.store;
+    const ids = [...new Set(rows.map((r) => r.memory_id))];
+    // What needs no lock is worked out before taking it: the new rows' terms.
+    const termsOf = new Map(rows.map((r) => [r.version_id, terms(r.content)]));
     return this.db.transaction(async (tx) => {
       const m = await this.lock(tx);
-      await this.refuseTakenVersions(tx, rows);
-      await this.recompute(tx, rows.map((r) => r.memory_id), m.changeNo + 1, () => this.insertRows(tx, rows, m.lastSeq + 1));
-      await tx.query(`UPDATE ms_store_meta SET last_seq = $2 WHERE store = $1`, [this.opts.store, m.lastSeq + rows.length]);
-      const stored = rows.map((r, i) => cloneRow({ ...r, seq: m.lastSeq + 1 + i } as VersionRow));
+      const existing = (
+        await tx.query<{ version_id: string; memory_id: string; version: number; tx: number; deleted: boolean; content: string; is_current: boolean }>(
+          `SELECT version_id, memory_id, version, tx, deleted, content, is_current FROM ms_versions WHERE store = $1 AND memory_id = ANY($2::text[])`,
+          [store, ids],
+        )
+      ).rows.map((r) => ({ ...r, version: Number(r.version), tx: Number(r.tx) }));
+      refuseTaken(rows, existing);
+      const byMemory = new Map<string, { version_id: string; memory_id: string; version: number; tx: number; deleted: boolean; content: string }[]>();
+      for (const r of [...existing, ...rows]) {
+        const list = byMemory.get(r.memory_id);
+        if (list) list.push(r);
+        else byMemory.set(r.memory_id, [r]);
+      }
+      const now = new Set<string>();
+      for (const list of byMemory.values()) for (const r of currentRows(list as unknown as VersionRow[])) now.add(r.version_id);
+      const removed = existing.filter((r) => r.is_current && !now.has(r.version_id));
+      const revived = existing.filter((r) => !r.is_current && now.has(r.version_id));
+      const added: CurrentDoc[] = [...revived, ...rows.filter((r) => now.has(r.version_id))];
+      const delta = termDelta(removed, added, (r) => termsOf.get(r.version_id) ?? terms(r.content));
+      const p = new SqlParams([store]);
+      const idsP = p.add(ids);
+      const firstSeq = m.lastSeq + 1;
+      const records = rows.map((r, i) => ({ ...recordOf(r, firstSeq + i), is_current: now.has(r.version_id) }));
+      const ctes = [`v AS (INSERT INTO ms_versions (store, ${RECORD_NAMES}, is_current) SELECT $1, x.* FROM json_to_recordset(${p.add(JSON.stringify(records))}::json) AS x(${RECORD_TYPE}, is_current boolean))`];
+      const flip = [...removed, ...revived].map((r) => r.version_id);
+      if (flip.length > 0) {
+        ctes.push(`f AS (UPDATE ms_versions SET is_current = (version_id = ANY(${p.add(revived.map((r) => r.version_id))}::text[])) WHERE store = $1 AND memory_id = ANY(${idsP}::text[]) AND version_id = ANY(${p.add(flip)}::text[]))`);
+      }
+      if (removed.length > 0) ctes.push(`dp AS (DELETE FROM ms_postings WHERE store = $1 AND memory_id = ANY(${idsP}::text[]) AND version_id = ANY(${p.add(removed.map((r) => r.version_id))}::text[]))`);
+      if (delta.postings.terms.length > 0) {
+        const q = delta.postings;
+        ctes.push(`ip AS (INSERT INTO ms_postings (store, term, version_id, memory_id, tf, doc_length) SELECT $1, * FROM unnest(${p.add(q.terms)}::text[], ${p.add(q.ids)}::text[], ${p.add(q.memories)}::text[], ${p.add(q.tfs)}::int[], ${p.add(q.lengths)}::int[]))`);
+      }
+      if (delta.df.length > 0) {
+        ctes.push(
+          `d AS (INSERT INTO ms_term_df (store, term, df) SELECT $1, * FROM unnest(${p.add(delta.df.map(([t]) => t))}::text[], ${p.add(delta.df.map(([, d]) => d))}::int[]) ON CONFLICT (store, term) DO UPDATE SET df = ms_term_df.df + excluded.df)`,
+        );
+      }
+      const changeNo = m.changeNo + 1;
+      ctes.push(`c AS (INSERT INTO ms_store_changes (store, change_no, memory_id) SELECT $1, ${p.add(changeNo)}::bigint, * FROM unnest(${idsP}::text[]))`);
+      await tx.query(
+        `WITH ${ctes.join(',\n')}
+         UPDATE ms_store_meta SET docs = docs + ${p.add(delta.docs)}::bigint, total_length = total_length + ${p.add(delta.total)}::bigint, change_no = ${p.add(changeNo)}::bigint, last_seq = ${p.add(m.lastSeq + rows.length)}::bigint WHERE store = $1`,
+        p.values,
+      );
+      // Terms no current row holds any more (a statement of their own: one statement cannot see its own upsert).
+      const gone = delta.df.filter(([, d]) => d < 0).map(([t]) => t);
+      if (gone.length > 0) await tx.query(`DELETE FROM ms_term_df WHERE store = $1 AND term = ANY($2::text[]) AND df <= 0`, [store, gone]);
+      const stored = rows.map((r, i) => cloneRow({ ...r, seq: firstSeq + i } as VersionRow));
       await this.writing?.(tx, stored);
       return stored;
     });
-  }
-
-  /**
-   * Another process (a second server replica) may have written a memory since this one planned
-   * its new versions: refuse rather than store two versions under one number. Checked under the
-   * store's lock, so the answer holds until commit.
-   */
-  private async refuseTakenVersions(tx: SqlQueryable, rows: readonly PlannedRow[]): Promise<void> {
-    const first = new Map<string, number>();
-    for (const r of rows) first.set(r.memory_id, Math.min(first.get(r.memory_id) ?? Infinity, r.version));
-    const r = await tx.query<{ memory_id: string; v: number }>(`SELECT memory_id, max(version) AS v FROM ms_versions WHERE store = $1 AND memory_id = ANY($2::text[]) GROUP BY memory_id`, [
-      this.opts.store,
-      [...first.keys()],
-    ]);
-    for (const x of r.rows) {
-      if (Number(x.v) >= first.get(x.memory_id)!) {
-        throw new EngineError('CONFLICT', `memory ${x.memory_id} was changed concurrently (it already has version ${x.v}); nothing was written: read it again and retry`, {
-          memory_id: x.memory_id,
-          version: Number(x.v),
-        });
-      }
-    }
   }
 
   async rewrite(rows: readonly PlannedRow[]): Promise<VersionRow[]> {

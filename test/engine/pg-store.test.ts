@@ -85,6 +85,38 @@ describe('PgStore', { skip }, () => {
     await s.close();
   });
 
+  it('appends any number of new memories in four statements under the lock (lock, read, write, and what the host adds)', async () => {
+    const statements: string[] = [];
+    const counting: SqlClient = {
+      query: (text, params) => db.query(text, params),
+      transaction: (fn) =>
+        db.transaction((tx) =>
+          fn({
+            query: (text, params) => {
+              statements.push(text);
+              return tx.query(text, params);
+            },
+          }),
+        ),
+      close: async () => {},
+    };
+    const s = new PgStore({ db: counting, store: 'statements', dim: 16 });
+    await s.open();
+    s.alsoInTransaction(async (tx) => void (await tx.query('SELECT 1')));
+    for (const n of [1, 12]) {
+      statements.length = 0;
+      const rows = Array.from({ length: n }, (_, i) => row({ content: `statement count probe ${n} ${i}` }));
+      const stored = await s.append(rows);
+      assert.equal(stored.length, n);
+      assert.equal(statements.length, 4, `${n} rows: ${statements.length} statements`);
+    }
+    // What they wrote is all there: rows, current view, full-text statistics.
+    const hits = await s.search({ text: 'statement count probe', vector: null, model: null, filter: {}, validAt: Date.now() + 1000, limit: 50 });
+    assert.equal(hits.length, 13);
+    assert.equal((await s.stats()).current, 13);
+    await s.close();
+  });
+
   it('keeps stores in one database apart', async () => {
     const a = new PgStore({ db, store: 'apart-a', dim: 16 });
     const b = new PgStore({ db, store: 'apart-b', dim: 16 });

@@ -1,6 +1,6 @@
 /**
  * Two `service serve` replicas on one PostgreSQL, each offered far more searches than it can
- * answer, then adds through both: every add is answered within a bound.
+ * answer, then adds through both: every add is answered long before the searches ahead of it.
  *
  * This is how `npm run bench:server -- --backend postgres` saw "0 adds served, all timed out" for
  * adds split over two replicas: the search runs before it had left each replica thousands of
@@ -29,8 +29,10 @@ const cluster = sharedPostgres();
 const FLOOD = 1000;
 /** Memories in the project: each search ranks 4 × top_k candidates of them per channel. */
 const MEMORIES = 1000;
-/** Every add through either replica is answered within this. */
-const ADD_BOUND_MS = 5000;
+/** Every add through either replica is answered within this (and within half the time the backlog takes). */
+const ADD_BOUND_MS = 8000;
+/** A search right after the backlog was abandoned is answered within this. */
+const SEARCH_BOUND_MS = 5000;
 
 const WORDS = ['postgres', 'redis', 'kafka', 'billing', 'search', 'auth', 'deploys', 'caching', 'logging', 'exports', 'webhooks', 'latency', 'offline', 'operate', 'licensing', 'team', 'owner', 'gateway', 'metrics', 'onboarding'];
 
@@ -38,14 +40,20 @@ function text(i: number): string {
   return `memory ${i}: we moved ${WORDS[i % WORDS.length]} to ${WORDS[(i * 7) % WORDS.length]} for ${WORDS[(i * 3) % WORDS.length]} because ${WORDS[(i * 11) % WORDS.length]} stays predictable`;
 }
 
-/** Send a search on a connection of its own and leave it open, unread; the returned function closes it. */
-function openSearch(url: string, key: string, body: string): { abandon: () => void } {
+/** Send a search on a connection of its own and leave it open; `answered` resolves when its answer has arrived. */
+function openSearch(url: string, key: string, body: string): { answered: Promise<void>; abandon: () => void } {
   const u = new URL(`${url}/v1/memories/search`);
   const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
-  req.on('response', (res) => res.resume());
-  req.on('error', () => {});
+  const answered = new Promise<void>((resolve) => {
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', resolve);
+      res.on('error', () => resolve());
+    });
+    req.on('error', () => resolve());
+  });
   req.end(body);
-  return { abandon: () => req.destroy() };
+  return { answered, abandon: () => req.destroy() };
 }
 
 describe('two replicas offered more searches than they can answer', { skip }, () => {
@@ -70,22 +78,26 @@ describe('two replicas offered more searches than they can answer', { skip }, ()
     await Promise.all([stopReplica(a), stopReplica(b)]);
   });
 
-  it('answers adds through both replicas within a bound while each has a backlog of searches', async () => {
+  it('answers adds through both replicas long before the backlog of searches ahead of them is answered', async () => {
     const query = Array.from({ length: 300 }, (_, i) => `${WORDS[(i * 13) % WORDS.length]}${i % 37}`).join(' ');
     const flood = [a, b].flatMap((r) => Array.from({ length: FLOOD }, (_, i) => openSearch(r.url, key, JSON.stringify({ query: `${query} ${i}`, top_k: 100 }))));
     try {
       // Every search has arrived (its connection open, its request sent) before the adds start.
       await new Promise((r) => setTimeout(r, 1000));
+      const t0 = performance.now();
       const adds = await Promise.all(
         Array.from({ length: 10 }, async (_, i) => {
-          const t0 = performance.now();
           const r = await call(i % 2 ? b.url : a.url, key, 'POST', '/v1/memories', { user_id: 'u', content: `added while searching ${i}` });
           return { status: r.status, text: r.text, ms: performance.now() - t0 };
         }),
       );
       for (const r of adds) assert.equal(r.status, 201, r.text);
       const slowest = Math.max(...adds.map((r) => r.ms));
-      assert.ok(slowest <= ADD_BOUND_MS, `every add answered within ${ADD_BOUND_MS} ms; the slowest took ${slowest.toFixed(0)} ms`);
+      await Promise.all(flood.map((f) => f.answered));
+      const backlog = performance.now() - t0;
+      // Measured against the backlog itself, so the machine's speed cancels out: with every search
+      // worked on at once, the adds were answered with the last searches (~10 s on 2 busy cores).
+      assert.ok(slowest <= backlog / 2 && slowest <= ADD_BOUND_MS, `the slowest add took ${slowest.toFixed(0)} ms, the searches ahead of it ${backlog.toFixed(0)} ms`);
     } finally {
       for (const f of flood) f.abandon();
     }
@@ -99,6 +111,6 @@ describe('two replicas offered more searches than they can answer', { skip }, ()
     const t0 = performance.now();
     for (const r of [a, b]) assert.equal((await call(r.url, key, 'POST', '/v1/memories/search', { query: 'billing latency' })).status, 200);
     const ms = performance.now() - t0;
-    assert.ok(ms <= ADD_BOUND_MS, `a search right after ${FLOOD} searches per replica were abandoned took ${ms.toFixed(0)} ms`);
+    assert.ok(ms <= SEARCH_BOUND_MS, `a search right after ${FLOOD} searches per replica were abandoned took ${ms.toFixed(0)} ms`);
   });
 });
