@@ -149,6 +149,7 @@ export function memoriesRouter(): Router {
         known_at: b.known_at,
         mode: b.mode,
         signal: gone.signal,
+        changeSeen: ctx.storeChangeSeen,
       })
       .catch((err: unknown) => {
         if (err instanceof EngineError && err.code === 'CANCELLED' && gone.signal.aborted) return null;

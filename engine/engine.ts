@@ -132,6 +132,8 @@ export interface SearchInput extends ScopeContext {
   prefix?: boolean | undefined;
   /** Aborted when nobody waits for the answer any more: a search still waiting for its turn is dropped (`CANCELLED`). */
   signal?: AbortSignal | undefined;
+  /** The store's change number the host read after the request arrived (StoreSearch.changeSeen). */
+  changeSeen?: number | undefined;
 }
 
 export interface SearchHit {
@@ -843,6 +845,7 @@ export class MemoryEngine {
       limit,
       knownAt: t.historical ? t.known_at : undefined,
       exact: input.exact,
+      changeSeen: input.changeSeen,
     });
     let candidates = hits;
     if (t.historical) {

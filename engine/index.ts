@@ -85,7 +85,7 @@ export { extractorFor, extractorInfo } from './extract/factory.js';
 export type { LlmExtractorOptions, TokenLedger } from './extract/llm-extractor.js';
 export { salvageLanceVersions } from './store/lance-salvage.js';
 export type { SalvageReport } from './store/lance-salvage.js';
-export { PgStore, PURGE_CHANNEL, STORE_MIGRATIONS } from './store/pg-store.js';
+export { PgStore, PURGE_CHANNEL, STORE_MIGRATIONS, storeChangesSql } from './store/pg-store.js';
 export type { PgStoreOptions, VersionsWriting } from './store/pg-store.js';
 export { pgPoolClient } from './store/sql-client.js';
 export { loadUndici } from './lazy-modules.js';

@@ -99,6 +99,16 @@ const RECORD_FIELDS: readonly [string, string][] = [
 const RECORD_TYPE = RECORD_FIELDS.map(([n, t]) => `${n} ${t}`).join(', ');
 const RECORD_NAMES = RECORD_FIELDS.map(([n]) => n).join(', ');
 
+/**
+ * A scalar subquery giving, as a JSON object, the change number of each store whose key is in the
+ * text array parameter `param` (e.g. `$5`): a host reads it in a statement of its own at the start
+ * of a request and hands the store's number to the search (StoreSearch.changeSeen), which then
+ * reads nothing more when its view is that far along.
+ */
+export function storeChangesSql(param: string): string {
+  return `(SELECT json_object_agg(store, change_no) FROM ms_store_meta WHERE store = ANY(${param}::text[]))`;
+}
+
 /** NOTIFYed with every purge's commit: processes holding a resident view drop the purged rows at once (`refresh`). */
 export const PURGE_CHANNEL = 'ms_store_purged';
 
@@ -586,7 +596,7 @@ export class PgStore implements MemoryStore {
     if (!this.usePgvector && this.opts.residentText !== 'sql') {
       // Measured at 20k rows: the BM25 statement took 60–90 ms (postings of common terms joined
       // to their versions); the view answers both channels in memory from one catch-up query.
-      const view = await this.currentView();
+      const view = await this.currentView(req.changeSeen);
       return view.search({ text: req.text, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit, exact: req.exact });
     }
     const hits = new Map<string, StoreHit>();
@@ -667,7 +677,7 @@ export class PgStore implements MemoryStore {
   }
 
   private async vectorResident(req: StoreSearch): Promise<StoreHit[]> {
-    const view = await this.currentView();
+    const view = await this.currentView(req.changeSeen);
     return view.search({ text: null, vector: req.vector, model: req.model, filter: req.filter, validAt: req.validAt, limit: req.limit, exact: req.exact });
   }
 
@@ -683,9 +693,14 @@ export class PgStore implements MemoryStore {
    * The resident view, brought up to the database's latest committed change first: by a catch-up
    * that starts after this call, so it sees every write committed before the search began.
    * Searches arriving while one catch-up runs share the next (one query for all of them, not one
-   * each in turn: at 200 searches/s they would queue behind each other's round trips).
+   * each in turn: at 200 searches/s they would queue behind each other's round trips). Given the
+   * change number the host read after the request arrived (`changeSeen`, `storeChangesSql` in the
+   * request's one statement), a view already that far along answers with no query at all.
    */
-  private async currentView(): Promise<ResidentView> {
+  private async currentView(changeSeen?: number): Promise<ResidentView> {
+    // The host read the store's change number after the request arrived, and the view already
+    // holds every change up to it: nothing to read.
+    if (changeSeen !== undefined && this.view && changeSeen <= this.viewChange) return this.view;
     this.nextCatchUp ??= (this.catchingUp ?? Promise.resolve())
       .catch(() => {})
       .then(() => {

@@ -80,7 +80,7 @@ describe('two replicas offered more searches than they can answer', { skip }, ()
 
   it('answers adds through both replicas long before the backlog of searches ahead of them is answered', async () => {
     const query = Array.from({ length: 300 }, (_, i) => `${WORDS[(i * 13) % WORDS.length]}${i % 37}`).join(' ');
-    const flood = [a, b].flatMap((r) => Array.from({ length: FLOOD }, (_, i) => openSearch(r.url, key, JSON.stringify({ query: `${query} ${i}`, top_k: 100 }))));
+    const flood = [a, b].flatMap((r) => Array.from({ length: FLOOD }, (_, i) => openSearch(r.url, key, JSON.stringify({ query: `${i} ${query}`, top_k: 100 }))));
     try {
       // Every search has arrived (its connection open, its request sent) before the adds start.
       await new Promise((r) => setTimeout(r, 1000));
@@ -105,7 +105,7 @@ describe('two replicas offered more searches than they can answer', { skip }, ()
 
   it('drops the searches whose clients went away before their turn: the next search is answered at once', async () => {
     const query = Array.from({ length: 300 }, (_, i) => `${WORDS[(i * 17) % WORDS.length]}${i % 41}`).join(' ');
-    const flood = [a, b].flatMap((r) => Array.from({ length: FLOOD }, (_, i) => openSearch(r.url, key, JSON.stringify({ query: `${query} ${i}`, top_k: 100 }))));
+    const flood = [a, b].flatMap((r) => Array.from({ length: FLOOD }, (_, i) => openSearch(r.url, key, JSON.stringify({ query: `${i} ${query}`, top_k: 100 }))));
     await new Promise((r) => setTimeout(r, 1000));
     for (const f of flood) f.abandon();
     const t0 = performance.now();
