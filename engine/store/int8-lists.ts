@@ -6,10 +6,11 @@
  * for 384 dimensions read in order, where a JavaScript dot product of 384 floats took ~1 µs.
  *
  * The module is written here as bytes (no toolchain): one function,
- * `dots(rows, rowBytes, chunks, query, n, out)`, which for each of `n` rows stored one after
- * another from `rows` writes `scale(row) × Σ code(row)·code(query)` to `out` (float32), 16 codes
- * at a time (i16x8 extension, i32x4.dot_i16x8_s). A row is `[scale f32, 12 bytes padding, codes]`,
- * its codes zero-padded to a multiple of 16.
+ * `dots(rows, rowBytes, chunks, query, n, out, floor)`, which scores each of `n` rows stored one
+ * after another from `rows` as `scale(row) × Σ code(row)·code(query)`, 32 codes a turn (i16x8
+ * extension, i32x4.dot_i16x8_s), and writes the (position, score) of those above `floor` to `out`,
+ * returning how many: the caller then looks only at rows that could enter its candidates. A row is
+ * `[scale f32, 12 bytes padding, codes]`, its codes zero-padded to a multiple of 32.
  */
 
 // ---------------------------------------------------------------- the module, as bytes
@@ -30,9 +31,10 @@ const section = (id: number, body: number[]): number[] => [id, ...uleb(body.leng
 const name = (s: string): number[] => vec([...Buffer.from(s, 'utf8')].map((b) => [b]));
 
 const I32 = 0x7f;
+const F32 = 0x7d;
 const V128 = 0x7b;
 // Parameters, then locals.
-const ROWS = 0, ROW_BYTES = 1, CHUNKS = 2, QUERY = 3, N = 4, OUT = 5, J = 6, P = 7, QP = 8, C = 9, R = 10, ACC = 11, V = 12, W = 13;
+const ROWS = 0, ROW_BYTES = 1, CHUNKS = 2, QUERY = 3, N = 4, OUT = 5, FLOOR = 6, J = 7, P = 8, QP = 9, C = 10, R = 11, K = 12, S = 13, ACC = 14, V = 15, W = 16;
 
 const get = (i: number): number[] => [0x20, i];
 const set = (i: number): number[] => [0x21, i];
@@ -67,36 +69,50 @@ const body = [
   ...BLOCK,
   ...LOOP,
   ...get(C), ...get(CHUNKS), GE_U, ...brIf(1),
+  // Two blocks of 16 codes a turn (the second through the loads' offset).
   ...get(P), ...simd(0x00, 4, 0), ...set(V),
   ...get(QP), ...simd(0x00, 4, 0), ...set(W),
   ...get(ACC),
   ...get(V), ...extendLow, ...get(W), ...extendLow, ...dot, ...add32x4,
   ...get(V), ...extendHigh, ...get(W), ...extendHigh, ...dot, ...add32x4,
   ...set(ACC),
-  ...get(P), ...i32(16), ADD, ...set(P),
-  ...get(QP), ...i32(16), ADD, ...set(QP),
+  ...get(P), ...simd(0x00, 4, 16), ...set(V),
+  ...get(QP), ...simd(0x00, 4, 16), ...set(W),
+  ...get(ACC),
+  ...get(V), ...extendLow, ...get(W), ...extendLow, ...dot, ...add32x4,
+  ...get(V), ...extendHigh, ...get(W), ...extendHigh, ...dot, ...add32x4,
+  ...set(ACC),
+  ...get(P), ...i32(32), ADD, ...set(P),
+  ...get(QP), ...i32(32), ADD, ...set(QP),
   ...get(C), ...i32(1), ADD, ...set(C),
   ...br(0),
   END,
   END,
-  // out[j] = f32(Σ lanes) × scale(r)
-  ...get(OUT), ...get(J), ...i32(2), SHL, ADD,
+  // s = f32(Σ lanes) × scale(r)
   ...get(ACC), ...lane(0), ...get(ACC), ...lane(1), ADD, ...get(ACC), ...lane(2), ADD, ...get(ACC), ...lane(3), ADD,
   0xb2, // f32.convert_i32_s
   ...get(R), 0x2a, 2, 0, // f32.load
   0x94, // f32.mul
-  0x38, 2, 0, // f32.store
+  ...set(S),
+  // if s > floor: out[k] = (j, s); k++
+  ...get(S), ...get(FLOOR), 0x5e, // f32.gt
+  0x04, 0x40, // if
+  ...get(OUT), ...get(K), ...i32(3), SHL, ADD, ...get(J), 0x36, 2, 0, // i32.store
+  ...get(OUT), ...get(K), ...i32(3), SHL, ADD, ...get(S), 0x38, 2, 4, // f32.store offset 4
+  ...get(K), ...i32(1), ADD, ...set(K),
+  END,
   ...get(J), ...i32(1), ADD, ...set(J),
   ...br(0),
   END,
   END,
+  ...get(K),
   END,
 ];
 
 /** The module's bytes (exported for tests). */
 export function int8DotsModule(): Uint8Array {
-  const type = vec([[0x60, ...vec(new Array<number[]>(6).fill([I32])), ...vec([])]]);
-  const code = [...vec([[5, I32], [3, V128]]), ...body];
+  const type = vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [I32], [F32]]), ...vec([[I32]])]]);
+  const code = [...vec([[6, I32], [1, F32], [3, V128]]), ...body];
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, type),
@@ -107,7 +123,7 @@ export function int8DotsModule(): Uint8Array {
   ]);
 }
 
-type Dots = (rows: number, rowBytes: number, chunks: number, query: number, n: number, out: number) => void;
+type Dots = (rows: number, rowBytes: number, chunks: number, query: number, n: number, out: number, floor: number) => number;
 
 /** The little of the WebAssembly API used here (this project's TypeScript libs do not declare it). */
 interface WasmMemory {
@@ -170,6 +186,7 @@ export class Int8Lists {
   private abandoned = 0;
   private bytes!: Int8Array;
   private floats!: Float32Array;
+  private ints!: Int32Array;
 
   constructor(
     readonly dim: number,
@@ -177,10 +194,10 @@ export class Int8Lists {
   ) {
     const m = module();
     if (!m || !wasm) throw new Error('WebAssembly SIMD is not available');
-    this.chunks = Math.ceil(dim / 16);
-    this.rowBytes = 16 + this.chunks * 16;
-    this.outAt = this.queryAt + this.chunks * 16;
-    this.codesAt = this.outAt + 4 * BATCH;
+    this.chunks = Math.ceil(dim / 32);
+    this.rowBytes = 16 + this.chunks * 32;
+    this.outAt = this.queryAt + this.chunks * 32;
+    this.codesAt = this.outAt + 8 * BATCH;
     const instance = new wasm.Instance(m, {});
     this.memory = instance.exports.m as WasmMemory;
     this.dots = instance.exports.dots as Dots;
@@ -191,6 +208,7 @@ export class Int8Lists {
   private views(): void {
     this.bytes = new Int8Array(this.memory.buffer);
     this.floats = new Float32Array(this.memory.buffer);
+    this.ints = new Int32Array(this.memory.buffer);
   }
 
   private room(rows: number): void {
@@ -272,12 +290,22 @@ export class Int8Lists {
 
   /**
    * Approximate similarity (proportional to the dot product) of the query with rows
-   * `from .. from + n` of list `l` (n ≤ 4096); valid until the next call.
+   * `from .. from + n` of list `l` (n ≤ 4096): the rows scoring above `floor` are written to
+   * `hitRow` (their position in the list less `from`) and `hitScore` at 2·i, i < the count
+   * returned; valid until the next call.
    */
-  score(l: number, from: number, n: number): Float32Array {
+  score(l: number, from: number, n: number, floor = -Infinity): number {
     const r = this.regions[l]!;
-    this.dots(this.codesAt + (r.start + from) * this.rowBytes, this.rowBytes, this.chunks, this.queryAt, n, this.outAt);
-    return this.floats.subarray(this.outAt >> 2, (this.outAt >> 2) + n);
+    return this.dots(this.codesAt + (r.start + from) * this.rowBytes, this.rowBytes, this.chunks, this.queryAt, n, this.outAt, floor);
+  }
+
+  /** Rows above the floor of the last `score`: position at `hitRow[2·i]`, score at `hitScore[2·i + 1]`. */
+  get hitRow(): Int32Array {
+    return this.ints.subarray(this.outAt >> 2);
+  }
+
+  get hitScore(): Float32Array {
+    return this.floats.subarray(this.outAt >> 2);
   }
 }
 

@@ -75,11 +75,23 @@ describe('Int8Lists', { skip: int8ListsAvailable() ? false : 'no WebAssembly SIM
     lists.setQuery(query);
     for (let l = 0; l < 3; l++) {
       assert.equal(lists.size(l), members[l]!.length);
-      const approx = lists.score(l, 0, members[l]!.length);
+      const count = lists.score(l, 0, members[l]!.length);
+      assert.equal(count, members[l]!.length, 'every row is above a floor of -Infinity');
+      const approx = Array.from({ length: count }, (_, i) => lists.hitScore[2 * i + 1]!);
+      assert.deepEqual(
+        Array.from({ length: count }, (_, i) => lists.hitRow[2 * i]!),
+        Array.from({ length: count }, (_, i) => i),
+      );
       const exact = members[l]!.map((i) => dot(vectors[i]!, query));
       // Proportional to the dot product (the query's own scale is left out), within int8 rounding.
       const k = exact.reduce((s, e, j) => s + e * approx[j]!, 0) / exact.reduce((s, e) => s + e * e, 0);
       for (let j = 0; j < exact.length; j++) assert.ok(Math.abs(approx[j]! / k - exact[j]!) < 0.02, `list ${l} row ${j}: ${approx[j]! / k} vs ${exact[j]}`);
+      // Above a floor: exactly the rows that score higher, in order, with the same scores.
+      const floor = [...approx].sort((x, y) => x - y)[Math.floor(approx.length / 2)]!;
+      const above = lists.score(l, 0, members[l]!.length, floor);
+      const want = approx.map((a, j) => [j, a] as const).filter(([, a]) => a > floor);
+      assert.equal(above, want.length);
+      for (let i = 0; i < above; i++) assert.deepEqual([lists.hitRow[2 * i], lists.hitScore[2 * i + 1]], [want[i]![0], want[i]![1]]);
     }
   });
 });
