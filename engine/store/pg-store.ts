@@ -88,7 +88,24 @@ export const STORE_MIGRATIONS: readonly string[] = [
 /** Columns of a version row as read back (the vector only where asked). */
 const ROW_COLS =
   'v.seq, v.version_id, v.memory_id, v.version, v.tx, v.content, v.content_hash, v.user_id, v.agent_id, v.app_id, v.run_id, v.owner_id, v.space, v.repo, v.dir, v.category, v.metadata, v.source, v.valid_from, v.valid_to, v.recorded_at, v.created_at, v.deleted, v.block, v.embed_model';
-const ROW_COLS_VEC = `${ROW_COLS}, v.vector`;
+/**
+ * With the vector, in PostgreSQL's binary array format (`array_send`): its float4 values as they
+ * are stored, where the text form made the database print and Node parse ~10 characters a
+ * dimension (loading 20k rows: 0.6 s instead of 3 s, a seventh of the CPU in Node).
+ */
+const ROW_COLS_VEC = `${ROW_COLS}, array_send(v.vector) AS vector_bin`;
+
+/** A float4[] in PostgreSQL's binary array format (ndim, flags, element type, per dimension size and lower bound, then length + value per element). */
+export function decodeFloat4Array(bin: Uint8Array): Float32Array {
+  const view = new DataView(bin.buffer, bin.byteOffset, bin.byteLength);
+  const ndim = view.getInt32(0);
+  if (ndim === 0) return new Float32Array(0);
+  if (ndim !== 1) throw new Error(`a vector has ${ndim} dimensions of array, not 1`);
+  const n = view.getInt32(12);
+  const out = new Float32Array(n);
+  for (let i = 0, at = 20; i < n; i++, at += 8) out[i] = view.getInt32(at) === 4 ? view.getFloat32(at + 4) : NaN;
+  return out;
+}
 
 const RECORD_FIELDS: readonly [string, string][] = [
   ['seq', 'bigint'], ['version_id', 'text'], ['memory_id', 'text'], ['version', 'int'], ['tx', 'int'], ['content', 'text'], ['content_hash', 'text'],
@@ -147,7 +164,8 @@ type Row = Record<string, unknown>;
 export type VersionsWriting = (tx: SqlQueryable, rows: readonly VersionRow[]) => Promise<void>;
 
 function toRow(r: Row): VersionRow {
-  const vec = r.vector as number[] | null | undefined;
+  const bin = r.vector_bin as Uint8Array | null | undefined;
+  const vec = bin ? decodeFloat4Array(bin) : (r.vector as number[] | null | undefined);
   return {
     version_id: r.version_id as string,
     memory_id: r.memory_id as string,
@@ -173,7 +191,7 @@ function toRow(r: Row): VersionRow {
     created_at: Number(r.created_at),
     deleted: r.deleted === true,
     block: (r.block as VersionRow['block']) ?? null,
-    vector: vec ? Float32Array.from(vec.map(Number)) : null,
+    vector: vec ? (vec instanceof Float32Array ? vec : Float32Array.from(vec.map(Number))) : null,
     embed_model: (r.embed_model as string | null) ?? null,
   };
 }

@@ -117,6 +117,18 @@ describe('PgStore', { skip }, () => {
     await s.close();
   });
 
+  it('reads vectors back bit for bit (binary transfer of float4[])', async () => {
+    const s = new PgStore({ db, store: 'bits', dim: 16 });
+    await s.open();
+    const vector = Float32Array.from([1.1, -7.25e-6, 1e-40, 3.4e38, -2.5, 0.1, 1 / 3, Math.PI, ...Array.from({ length: 8 }, (_, i) => i / 7)]);
+    const [stored] = await s.append([row({ content: 'bits of a vector', vector, embed_model: 'm' })]);
+    const [back] = await s.versionsOf([stored!.memory_id]);
+    assert.deepEqual(Array.from(back!.vector!), Array.from(vector));
+    const [none] = await s.append([row({ content: 'no vector here' })]);
+    assert.equal((await s.versionsOf([none!.memory_id]))[0]!.vector, null);
+    await s.close();
+  });
+
   it('keeps stores in one database apart', async () => {
     const a = new PgStore({ db, store: 'apart-a', dim: 16 });
     const b = new PgStore({ db, store: 'apart-b', dim: 16 });
