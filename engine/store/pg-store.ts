@@ -134,6 +134,9 @@ const TEXT_POOL_MIN = 100;
 
 /** Change-log entries kept for replicas catching up (older ones: a replica that far behind reloads). */
 const CHANGES_KEPT = 200_000;
+/** Current rows read per statement when a resident view is loaded whole. */
+const LOAD_PAGE = 10_000;
+
 /** The change log is trimmed at most this often (upkeep runs every 16 commits). */
 const TRIM_EVERY_MS = 60_000;
 
@@ -152,6 +155,8 @@ export interface PgStoreOptions {
    * same statistics (the current rows) and rank alike.
    */
   residentText?: 'resident' | 'sql';
+  /** Current rows read per statement when the resident view is loaded whole (tests make it small). @default 10000 */
+  loadPage?: number;
 }
 
 type Row = Record<string, unknown>;
@@ -753,12 +758,28 @@ export class PgStore implements MemoryStore {
       }
       // Too far behind (the log was trimmed): load the whole view again.
     }
-    // In seq order, as the embedded store fills its view: equal scores then rank alike (older first).
-    const rows = await this.rows(`SELECT ${ROW_COLS_VEC} FROM ms_versions v WHERE v.store = $1 AND v.is_current ORDER BY v.seq`, [store]);
-    const view = new ResidentView(this.opts.dim, this.scan, rows.length);
-    view.add(rows);
-    this.view = view;
-    this.viewChange = head;
+    // In seq order, as the embedded store fills its view: equal scores then rank alike (older
+    // first). Page by page from one snapshot, the change number with it: the event loop turns
+    // between pages (tokenizing 100k rows at once held it for seconds), and no memory is seen at
+    // two moments.
+    const loaded = await this.db.transaction(async (tx) => {
+      await tx.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
+      const m = (await tx.query<{ change_no: number; docs: number }>(`SELECT change_no, docs FROM ms_store_meta WHERE store = $1`, [store])).rows[0];
+      const view = new ResidentView(this.opts.dim, this.scan, Number(m?.docs ?? 0));
+      const page = Math.max(1, Math.trunc(this.opts.loadPage ?? LOAD_PAGE));
+      for (let after = -1; ; ) {
+        const rows = (
+          await tx.query(`SELECT ${ROW_COLS_VEC} FROM ms_versions v WHERE v.store = $1 AND v.is_current AND v.seq > $2::bigint ORDER BY v.seq LIMIT ${page}`, [store, after])
+        ).rows.map(toRow);
+        view.add(rows, false);
+        if (rows.length < page) break;
+        after = rows[rows.length - 1]!.seq;
+      }
+      view.trainIfDue();
+      return { view, change: Number(m?.change_no ?? 0) };
+    });
+    this.view = loaded.view;
+    this.viewChange = loaded.change;
   }
 
   /** Searches of the past: every version believed by `knownAt`, scored in process like InMemoryStore. */

@@ -219,8 +219,12 @@ export class ResidentView {
     return this.slotOf.size;
   }
 
-  /** Hold these current rows (a row already held under its version_id is replaced). */
-  add(rows: readonly VersionRow[]): void {
+  /**
+   * Hold these current rows (a row already held under its version_id is replaced). `train`
+   * false: a load that adds more right after (it calls trainIfDue at its end), so the index is not
+   * trained for part of the rows and then again.
+   */
+  add(rows: readonly VersionRow[], train = true): void {
     for (const r of rows) {
       const old = this.slotOf.get(r.version_id);
       if (old !== undefined) this.removeSlot(old);
@@ -256,6 +260,11 @@ export class ResidentView {
       if (ts.length > this.maxLength) this.maxLength = ts.length;
       this.totalLength += ts.length;
     }
+    if (train) this.maybeTrain();
+  }
+
+  /** Train the vector index now if the view's size calls for one (after adds with `train` false). */
+  trainIfDue(): void {
     this.maybeTrain();
   }
 

@@ -129,6 +129,28 @@ describe('PgStore', { skip }, () => {
     await s.close();
   });
 
+  it('loads a resident view page by page from one snapshot: every current row once, while writes go on', async () => {
+    const writer = new PgStore({ db, store: 'paged', dim: 16 });
+    await writer.open();
+    const first = await writer.append(Array.from({ length: 30 }, (_, i) => row({ content: `paged otter ${i}` })));
+    // Some memories get a second version (their first one stops being current).
+    await writer.append(first.slice(0, 10).map((r) => ({ ...row({ content: `paged otter ${r.content.split(' ')[2]} revised`, memory_id: r.memory_id }), version: 2, tx: 2 })));
+    const reader = new PgStore({ db: await pgClient(dbUrl), store: 'paged', dim: 16, loadPage: 7 });
+    await reader.open();
+    const [hits] = await Promise.all([
+      reader.search({ text: 'paged otter', vector: null, model: null, filter: {}, validAt: Date.now() + 10_000, limit: 100 }),
+      writer.append([row({ content: 'paged otter written meanwhile' })]),
+    ]);
+    const ids = hits.map((h) => h.row.memory_id);
+    assert.equal(new Set(ids).size, ids.length, 'no memory twice');
+    assert.ok(ids.length === 30 || ids.length === 31, `${ids.length} current rows`);
+    assert.equal(hits.filter((h) => h.row.content.endsWith('revised')).length, 10);
+    const again = await reader.search({ text: 'paged otter', vector: null, model: null, filter: {}, validAt: Date.now() + 10_000, limit: 100 });
+    assert.equal(again.length, 31, 'the write made meanwhile is found by the next search');
+    await reader.close();
+    await writer.close();
+  });
+
   it('keeps stores in one database apart', async () => {
     const a = new PgStore({ db, store: 'apart-a', dim: 16 });
     const b = new PgStore({ db, store: 'apart-b', dim: 16 });
