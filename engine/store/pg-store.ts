@@ -428,7 +428,7 @@ export class PgStore implements MemoryStore {
     const ids = [...new Set(rows.map((r) => r.memory_id))];
     // What needs no lock is worked out before taking it: the new rows' terms.
     const termsOf = new Map(rows.map((r) => [r.version_id, terms(r.content)]));
-    return this.db.transaction(async (tx) => {
+    const done = await this.db.transaction(async (tx) => {
       const m = await this.lock(tx);
       const existing = (
         await tx.query<{ version_id: string; memory_id: string; version: number; tx: number; deleted: boolean; content: string; is_current: boolean }>(
@@ -480,8 +480,27 @@ export class PgStore implements MemoryStore {
       if (gone.length > 0) await tx.query(`DELETE FROM ms_term_df WHERE store = $1 AND term = ANY($2::text[]) AND df <= 0`, [store, gone]);
       const stored = rows.map((r, i) => cloneRow({ ...r, seq: firstSeq + i } as VersionRow));
       await this.writing?.(tx, stored);
-      return stored;
+      // Every memory's current rows are among the new ones (no older row stays current): the
+      // resident view can take them as they are once this commits.
+      const own = revived.length === 0 && ids.every((id) => existing.every((e) => e.memory_id !== id || !now.has(e.version_id)));
+      return { stored, changeNo, current: own ? stored.filter((r) => now.has(r.version_id)) : null };
     });
+    this.applyOwn(ids, done.changeNo, done.current);
+    return done.stored;
+  }
+
+  /**
+   * This process's own committed write, straight into its resident view when the view is at the
+   * change just before it and no catch-up is under way: no statement reads back what it just wrote
+   * (a search after a burst of adds on this replica replayed thousands of rows first). Otherwise
+   * the next catch-up replays it from the change log as any other write.
+   */
+  private applyOwn(ids: readonly string[], changeNo: number, current: readonly VersionRow[] | null): void {
+    const view = this.view;
+    if (!view || !current || this.catchingUp || this.nextCatchUp || this.viewChange !== changeNo - 1) return;
+    view.removeMemories(ids);
+    view.add(current);
+    this.viewChange = changeNo;
   }
 
   async rewrite(rows: readonly PlannedRow[]): Promise<VersionRow[]> {

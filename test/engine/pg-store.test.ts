@@ -151,6 +151,29 @@ describe('PgStore', { skip }, () => {
     await writer.close();
   });
 
+  it("puts this process's own writes into its resident view as they commit: the next search reads nothing back", async () => {
+    const sent: string[] = [];
+    const counting: SqlClient = {
+      query: (text, params) => (sent.push(text), db.query(text, params)),
+      transaction: (fn) => db.transaction(fn),
+      close: async () => {},
+    };
+    const s = new PgStore({ db: counting, store: 'own-writes', dim: 16 });
+    await s.open();
+    await s.append([row({ content: 'heron one' })]);
+    const search = async (changeSeen?: number) =>
+      (await s.search({ text: 'heron', vector: null, model: null, filter: {}, validAt: Date.now() + 10_000, limit: 50, changeSeen })).map((h) => h.row.content).sort();
+    assert.deepEqual(await search(), ['heron one']);
+    const [added] = await s.append([row({ content: 'heron two' })]);
+    await s.append([{ ...row({ content: 'heron one, revised', memory_id: (await s.list({}, { limit: 10 })).find((r) => r.content === 'heron one')!.memory_id }), version: 2, tx: 2 }]);
+    await s.append([{ ...row({ content: '', memory_id: added!.memory_id, deleted: true }), version: 2, tx: 2 }]);
+    const head = Number((await db.query<{ n: number }>(`SELECT change_no AS n FROM ms_store_meta WHERE store = 'own-writes'`)).rows[0]!.n);
+    sent.length = 0;
+    assert.deepEqual(await search(head), ['heron one, revised'], 'the revision replaced its first version, the tombstone removed its memory');
+    assert.deepEqual(sent, [], 'nothing read back');
+    await s.close();
+  });
+
   it('keeps stores in one database apart', async () => {
     const a = new PgStore({ db, store: 'apart-a', dim: 16 });
     const b = new PgStore({ db, store: 'apart-b', dim: 16 });
