@@ -38,6 +38,8 @@ export interface ApiContext {
   /** Notified of import completion (the server records an event). */
   onImport?: (result: { imported: number; skipped: number; memories: number }) => void;
   limits: { pageSizeMax: number };
+  /** The store's change number the host read after this request arrived (StoreSearch.changeSeen): searches need not read it again. */
+  storeChangeSeen?: number | undefined;
 }
 
 export function ctxOf(res: Response): ApiContext {

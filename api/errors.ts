@@ -15,6 +15,8 @@ const ENGINE_STATUS: Record<string, [number, string]> = {
   MODEL_MISSING: [503, 'UNAVAILABLE'],
   STORE_CLOSED: [503, 'UNAVAILABLE'],
   UNSUPPORTED: [400, 'INVALID_REQUEST'],
+  // Nobody reads it (the client went away); the search route answers nothing at all.
+  CANCELLED: [503, 'UNAVAILABLE'],
 };
 
 /** Convert anything thrown into an HttpError. */

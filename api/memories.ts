@@ -1,6 +1,6 @@
 /** /v1/memories routes: add, search, list, get, update, delete, bulk delete, history. */
 import { Router, type Request, type Response } from 'express';
-import { decodeCursor, matchesFilter, memoryJson, mergeFilters, versionJson, type AddInput, type MemoryEngine, type VersionRow } from '../engine/index.js';
+import { decodeCursor, EngineError, matchesFilter, memoryJson, mergeFilters, versionJson, type AddInput, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { ctxOf, requirePermission, type ApiContext } from './context.js';
 import { visibleHistory } from './memory-access.js';
 import { httpError } from './http-error.js';
@@ -126,20 +126,37 @@ export function memoriesRouter(): Router {
       if (b[key] !== undefined && !(b.scope && scopeUses(b.scope, key))) filter = mergeFilters(filter, { [key]: b[key] });
     }
     filter = mergeFilters(filter, ctx.readFilter);
-    const out = await ctx.engine.search({
-      query: b.query,
-      scope: b.scope,
-      user_id: b.user_id ?? ctx.defaultUserId,
-      repo: b.repo,
-      dir: b.dir,
-      run_id: b.run_id,
-      filter,
-      top_k: b.top_k,
-      threshold: b.threshold,
-      valid_at: b.valid_at,
-      known_at: b.known_at,
-      mode: b.mode,
-    });
+    // A client that closes the connection (gave up, timed out) before its search's turn came
+    // takes its search out of the queue: nobody would read the answer.
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.once('close', onClose);
+    if (req.socket.destroyed) gone.abort(); // closed before this route ran
+    const out = await ctx.engine
+      .search({
+        query: b.query,
+        scope: b.scope,
+        user_id: b.user_id ?? ctx.defaultUserId,
+        repo: b.repo,
+        dir: b.dir,
+        run_id: b.run_id,
+        filter,
+        top_k: b.top_k,
+        threshold: b.threshold,
+        valid_at: b.valid_at,
+        known_at: b.known_at,
+        mode: b.mode,
+        signal: gone.signal,
+        changeSeen: ctx.storeChangeSeen,
+      })
+      .catch((err: unknown) => {
+        if (err instanceof EngineError && err.code === 'CANCELLED' && gone.signal.aborted) return null;
+        throw err;
+      })
+      .finally(() => res.off('close', onClose));
+    if (!out) return; // cancelled: the connection is closed, there is no one to answer
     res.json({ results: out.results.map((h) => ({ ...memoryJson(h.row), score: h.score })), mode: out.mode });
   });
 

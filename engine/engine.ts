@@ -4,6 +4,7 @@
  */
 import { currentRows, deriveHistory, planChange, planCorrection, planDelete, representative, rowsAsOf, transactions, type PlannedRow } from './bitemporal.js';
 import { systemClock, type Clock } from './clock.js';
+import type { ConcurrencyGate } from './concurrency-gate.js';
 import { DEFAULT_MAX_CONTENT_CHARS } from './config.js';
 import type { Embedder } from './embed/types.js';
 import { EngineError, notFound } from './errors.js';
@@ -47,6 +48,12 @@ export interface EngineOptions {
    * the query's words (engine/search/fuse.ts). @default 0.5
    */
   vectorWeight?: number;
+  /**
+   * Searches run through this gate (query embedding, store search, ranking): at most its limit at
+   * once, the rest wait in order at no cost. A server shares one among its projects, so a backlog
+   * of searches never sits in the model's queue or on the main thread ahead of writes. @default none
+   */
+  searchGate?: ConcurrencyGate;
 }
 
 export interface AddInput {
@@ -134,6 +141,10 @@ export interface SearchInput extends ScopeContext {
    * "postg" finds "postgres" (full-text channel; text/complete.ts). @default false
    */
   prefix?: boolean | undefined;
+  /** Aborted when nobody waits for the answer any more: a search still waiting for its turn is dropped (`CANCELLED`). */
+  signal?: AbortSignal | undefined;
+  /** The store's change number the host read after the request arrived (StoreSearch.changeSeen). */
+  changeSeen?: number | undefined;
 }
 
 export interface SearchHit {
@@ -213,6 +224,8 @@ export class MemoryEngine {
   private backlogRunning: Promise<void> | null = null;
   private upkeepRunning: Promise<void> | null = null;
   private commitsSinceUpkeep = 0;
+  /** Rows were stored without a vector (no model ready, or embedding failed) since the backlog was last looked for. */
+  private storedUnembedded = false;
   private lastRecordedAt = 0;
   private closed = false;
 
@@ -635,7 +648,11 @@ export class MemoryEngine {
 
   private async embedRows(rows: PlannedRow[]): Promise<void> {
     const need = rows.filter((r) => !r.deleted && r.content !== '' && (r.vector === null || r.embed_model !== this.embedder?.model));
-    if (need.length === 0 || !(await this.modelUsable())) return;
+    if (need.length === 0) return;
+    if (!(await this.modelUsable())) {
+      this.storedUnembedded = this.embedder !== null;
+      return;
+    }
     try {
       const vectors = await this.embedder!.embedDocuments(need.map((r) => r.content));
       need.forEach((r, i) => {
@@ -648,6 +665,7 @@ export class MemoryEngine {
     } catch (err) {
       // Store without vectors: full-text still finds them, and the backlog embeds them later.
       this.log.warn('embedding failed; stored for later embedding', { err });
+      this.storedUnembedded = true;
     }
   }
 
@@ -682,16 +700,23 @@ export class MemoryEngine {
   private afterCommit(): void {
     if (this.opts.background === false || this.closed) return;
     if (++this.commitsSinceUpkeep < UPKEEP_EVERY_COMMITS || this.upkeepRunning) return;
-    void this.upkeep();
+    void this.upkeep(false);
   }
 
-  private upkeep(): Promise<void> {
+  /**
+   * The store's upkeep, then the backlog of rows without a vector: looked for on the timer, and
+   * after commits only when this engine stored such rows (on PostgreSQL the count is a query of
+   * its own, which every 16 commits cost more than the writes at 100k memories).
+   */
+  private upkeep(timer = true): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.upkeepRunning) return this.upkeepRunning;
     this.commitsSinceUpkeep = 0;
     this.upkeepRunning = (async () => {
       try {
         await this.store.maintain();
+        if (!timer && !this.storedUnembedded) return;
+        this.storedUnembedded = false;
         const s = await this.store.stats();
         if (s.unembedded > 0) this.kickBacklog();
       } catch (err) {
@@ -809,6 +834,11 @@ export class MemoryEngine {
     if (typeof input.query !== 'string' || input.query.trim() === '') {
       throw new EngineError('VALIDATION', 'query must be a non-empty string', { field: 'query' });
     }
+    const gate = this.opts.searchGate;
+    return gate ? gate.run(() => this.searchNow(input), input.signal) : this.searchNow(input);
+  }
+
+  private async searchNow(input: SearchInput): Promise<SearchOutput> {
     const topK = input.top_k ?? 5;
     const threshold = input.threshold ?? 0;
     const filter = this.searchFilter(input);
@@ -828,6 +858,7 @@ export class MemoryEngine {
       limit,
       knownAt: t.historical ? t.known_at : undefined,
       exact: input.exact,
+      changeSeen: input.changeSeen,
     });
     let candidates = hits;
     if (t.historical) {

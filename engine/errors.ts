@@ -9,7 +9,9 @@ export type EngineErrorCode =
   | 'CONTENT_TOO_LARGE'
   | 'MODEL_MISSING'
   | 'STORE_CLOSED'
-  | 'UNSUPPORTED';
+  | 'UNSUPPORTED'
+  /** The caller went away before the work began (a search whose HTTP client closed the connection). */
+  | 'CANCELLED';
 
 export class EngineError extends Error {
   constructor(

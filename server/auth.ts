@@ -14,17 +14,30 @@ export function bearerSecret(header: string | undefined): string | null {
   return m ? m[2]! : null;
 }
 
+export function missingKey(): Error {
+  return httpError('UNAUTHORIZED', 'missing API key: send Authorization: Bearer <key> (export SERVICE_API_KEY for the plugin)');
+}
+
+export function invalidKey(): Error {
+  return httpError('UNAUTHORIZED', 'invalid or revoked API key; check it with GET /api/v1/verify');
+}
+
+/** Who presents `secret` according to `tenancy` (null: no such key, or revoked). */
+export function callerForSecret(tenancy: TenancyStore, secret: string): Caller | null {
+  const key = tenancy.authenticate(secret);
+  return key ? callerOf(tenancy, key) : null;
+}
+
 export function authenticate(tenancy: TenancyStore): RequestHandler {
   return (req, res, next) => {
     const secret = bearerSecret(req.get('Authorization'));
     if (!secret) {
-      next(httpError('UNAUTHORIZED', 'missing API key: send Authorization: Bearer <key> (export SERVICE_API_KEY for the plugin)'));
+      next(missingKey());
       return;
     }
-    const key = tenancy.authenticate(secret);
-    const caller = key ? callerOf(tenancy, key) : null;
+    const caller = callerForSecret(tenancy, secret);
     if (!caller) {
-      next(httpError('UNAUTHORIZED', 'invalid or revoked API key; check it with GET /api/v1/verify'));
+      next(invalidKey());
       return;
     }
     res.locals.caller = caller;

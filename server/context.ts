@@ -42,6 +42,7 @@ export function projectContext(projects: ProjectRegistry, idempotency: Idempoten
       },
       onImport: (result) => project.events.importCompleted(result, member),
       limits: { pageSizeMax: config.pageSizeMax },
+      storeChangeSeen: typeof res.locals.storeChange === 'number' ? res.locals.storeChange : undefined,
     };
     res.locals.project = project;
     res.locals.ctx = ctx;

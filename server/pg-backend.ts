@@ -18,7 +18,7 @@ import { PgTelemetryStore } from './pg-telemetry.js';
 import { PgTokenLedger } from './pg-token-ledger.js';
 import { PgTenancyStore } from './pg-tenancy.js';
 import { PgWebhookDispatcher } from './pg-webhook-dispatcher.js';
-import { fanOutDeliveries, PgWebhooks } from './pg-webhooks.js';
+import { ACTIVE_WEBHOOKS_SQL, fanOutDeliveries, PgWebhooks } from './pg-webhooks.js';
 import { TenancyStore } from './tenancy.js';
 import type { JobHooks, ProjectJobs } from './project-runtime.js';
 import type { DispatcherOptions } from './webhook-send.js';
@@ -97,7 +97,7 @@ export async function openPgBackend(o: { url: string; dataDir: string; rateLimit
     // Every replica sends the deliveries of every project, claimed one at a time from the database.
     const dispatcher = new PgWebhookDispatcher(db, { ...o.webhooks, logger: o.logger.child('webhooks') });
     await dispatcher.start();
-    const fanOut = { inTransaction: fanOutDeliveries, committed: () => dispatcher.kick() };
+    const fanOut = { read: ACTIVE_WEBHOOKS_SQL, inTransaction: fanOutDeliveries, committed: () => dispatcher.kick() };
     // A purge through any replica: every replica's resident view drops the erased rows at once.
     const stores = new Map<string, PgStore>();
     const refreshAll = (): void => {

@@ -38,15 +38,28 @@ interface MetaRow {
 
 /** Take the project's head row (created at 0 when missing) for this transaction; returns its last seq. */
 export async function lockEventHead(tx: SqlQueryable, projectId: string): Promise<number> {
-  await tx.query(`INSERT INTO ms_event_heads (project_id, last_seq) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING`, [projectId]);
-  const head = await tx.query<{ last_seq: string | number }>(`SELECT last_seq FROM ms_event_heads WHERE project_id = $1 FOR UPDATE`, [projectId]);
+  const select = `SELECT last_seq FROM ms_event_heads WHERE project_id = $1 FOR UPDATE`;
+  let head = await tx.query<{ last_seq: string | number }>(select, [projectId]);
+  if (head.rows.length === 0) {
+    // The project's first event: create the row (or find the one a concurrent writer created).
+    await tx.query(`INSERT INTO ms_event_heads (project_id, last_seq) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING`, [projectId]);
+    head = await tx.query<{ last_seq: string | number }>(select, [projectId]);
+  }
   return Number(head.rows[0]!.last_seq);
 }
 
 /** Work done in the transaction that commits a batch of events (webhook fan-out), and after it. */
 export interface EventCommitHooks {
-  /** Runs in the batch's transaction, under the head row lock; returns how many deliveries it created (`committed` follows when any). */
-  inTransaction(tx: SqlQueryable, projectId: string, events: readonly Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[]): Promise<number>;
+  /**
+   * A query (its one parameter, $1, the project id) whose rows `inTransaction` needs: read by the
+   * statement that inserts the events, which saves a round trip under the head row's lock.
+   */
+  read?: string;
+  /**
+   * Runs in the batch's transaction, under the head row lock, given the rows of `read`; returns
+   * how many deliveries it created (`committed` follows when any).
+   */
+  inTransaction(tx: SqlQueryable, projectId: string, events: readonly Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[], read?: readonly Record<string, unknown>[]): Promise<number>;
   committed(): void;
 }
 
@@ -60,6 +73,8 @@ export class PgEventLog implements ProjectEventLog {
   private pending: { input: EventInput; event_id: string; created_at: string }[] = [];
   private readonly durableListeners: ((entries: readonly EventEntry[]) => void)[] = [];
   private chain: Promise<unknown> = Promise.resolve();
+  /** The flush queued behind the running one, shared by everyone who asks meanwhile. */
+  private nextFlush: Promise<void> | null = null;
   private openEngineSeq = 0;
   /** A transaction of `writeIn` created deliveries: the dispatcher is told at the next flush. */
   private fannedOutElsewhere = false;
@@ -129,41 +144,65 @@ export class PgEventLog implements ProjectEventLog {
     if ((await this.insert(tx, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })))) > 0) this.fannedOutElsewhere = true;
   }
 
-  /** On a PgStore of this database: write each version's events in the transaction that writes it. */
+  /**
+   * On a PgStore of this database: write each version's events in the transaction that writes it.
+   * Those versions are new (their engine seqs were given out under the store's lock just now), so
+   * no event can stand for them yet and none is looked for.
+   */
   recordWithVersions(store: MemoryStore, events: (rows: readonly VersionRow[]) => EventInput[]): boolean {
     if (!(store instanceof PgStore)) return false;
-    store.alsoInTransaction((tx, rows) => this.writeIn(tx, events(rows)));
+    store.alsoInTransaction(async (tx, rows) => {
+      const inputs = events(rows);
+      if (inputs.length === 0) return;
+      const created_at = new Date().toISOString();
+      if ((await this.insert(tx, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })), true)) > 0) this.fannedOutElsewhere = true;
+    });
     return true;
   }
 
-  /** Commit every event appended so far, then adopt what other replicas committed. */
+  /**
+   * Commit every event appended so far, then adopt what other replicas committed. Callers that
+   * arrive while a flush is queued behind a running one share it (it starts after they called, so
+   * it commits what they appended and adopts what was committed before): a burst of answered
+   * writes costs one read of the feed, not one each.
+   */
   flush(): Promise<void> {
-    return this.exclusive(async () => {
-      if (this.fannedOutElsewhere) {
-        this.fannedOutElsewhere = false;
-        this.hooks?.committed();
-      }
-      const batch = this.pending.splice(0);
-      if (batch.length > 0) {
-        let fannedOut = 0;
-        try {
-          fannedOut = await this.db.transaction((tx) => this.insert(tx, batch));
-        } catch (err) {
-          this.pending.unshift(...batch);
-          throw err;
-        }
-        if (fannedOut > 0) this.hooks?.committed();
-      }
-      await this.sync();
+    this.nextFlush ??= this.exclusive(async () => {
+      this.nextFlush = null;
+      await this.flushNow();
     });
+    return this.nextFlush;
   }
 
-  /** Insert a batch under the head row; returns what the commit hooks did in the transaction. */
-  private async insert(tx: SqlQueryable, batch: typeof this.pending): Promise<number> {
+  private async flushNow(): Promise<void> {
+    if (this.fannedOutElsewhere) {
+      this.fannedOutElsewhere = false;
+      this.hooks?.committed();
+    }
+    const batch = this.pending.splice(0);
+    if (batch.length > 0) {
+      let fannedOut = 0;
+      try {
+        fannedOut = await this.db.transaction((tx) => this.insert(tx, batch));
+      } catch (err) {
+        this.pending.unshift(...batch);
+        throw err;
+      }
+      if (fannedOut > 0) this.hooks?.committed();
+    }
+    await this.sync();
+  }
+
+  /**
+   * Insert a batch under the head row, raising it in the same statement (which also reads what
+   * the commit hooks need); returns what the hooks did in the transaction. `fresh`: the batch's
+   * engine seqs were just given out, so no event stands for them yet.
+   */
+  private async insert(tx: SqlQueryable, batch: typeof this.pending, fresh = false): Promise<number> {
     let seq = await lockEventHead(tx, this.projectId);
     const engineSeqs = batch.map((b) => b.input.engine_seq).filter((s): s is number => s !== undefined);
     const taken = new Set<number>();
-    if (engineSeqs.length > 0) {
+    if (engineSeqs.length > 0 && !fresh) {
       const r = await tx.query<{ engine_seq: string | number }>(`SELECT engine_seq FROM ms_events WHERE project_id = $1 AND engine_seq = ANY($2::bigint[])`, [this.projectId, engineSeqs]);
       for (const row of r.rows) taken.add(Number(row.engine_seq));
     }
@@ -181,13 +220,15 @@ export class PgEventLog implements ProjectEventLog {
       inserted.push({ seq, event_id: b.event_id, type: i.type, visible_to: i.visible_to });
     }
     if (cols[0]!.length === 0) return 0;
-    await tx.query(
-      `INSERT INTO ms_events (project_id, seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, data, created_at)
-       SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::json[], $11::text[])`,
-      [this.projectId, ...cols],
+    const read = this.hooks?.read;
+    const r = await tx.query(
+      `WITH e AS (INSERT INTO ms_events (project_id, seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, data, created_at)
+                  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::json[], $11::text[])),
+            h AS (UPDATE ms_event_heads SET last_seq = $12 WHERE project_id = $1)
+       ${read ?? 'SELECT 1 WHERE false'}`,
+      [this.projectId, ...cols, seq],
     );
-    await tx.query(`UPDATE ms_event_heads SET last_seq = $2 WHERE project_id = $1`, [this.projectId, seq]);
-    return this.hooks ? this.hooks.inTransaction(tx, this.projectId, inserted) : 0;
+    return this.hooks ? this.hooks.inTransaction(tx, this.projectId, inserted, read ? r.rows : undefined) : 0;
   }
 
   /** Index the events committed since the last sync (by any replica), and tell the listeners. */

@@ -3,7 +3,7 @@
  * last-use times, rate-limit buckets, Idempotency-Keys, the event feeds, the webhooks with their deliveries, export and infer jobs, telemetry counts, the LLM token ledger and purges in flight, all shared by every replica. Versioned
  * like the store's schema (engine `migrate`), run at start.
  */
-import { migrate, type SqlClient } from '../engine/index.js';
+import { migrate, STORE_MIGRATIONS, type SqlClient } from '../engine/index.js';
 
 export const SERVER_MIGRATIONS: readonly string[] = [
   `CREATE TABLE ms_tenancy (id int PRIMARY KEY CHECK (id = 1), version bigint NOT NULL, doc json NOT NULL);
@@ -128,10 +128,15 @@ export const SERVER_MIGRATIONS: readonly string[] = [
    CREATE TABLE ms_telemetry_installs (project_id text NOT NULL, hash text NOT NULL, PRIMARY KEY (project_id, hash));
    CREATE TABLE ms_llm_usage (day text PRIMARY KEY, used bigint NOT NULL, calls bigint NOT NULL);`,
   `CREATE TABLE ms_purge_intents (project_id text NOT NULL, memory_id text NOT NULL, at_ms float8 NOT NULL, PRIMARY KEY (project_id, memory_id));`,
+  // Tokens taken by the last statement on a bucket: one statement takes the tokens of every request of a key that arrived together (PgRateLimiter).
+  `ALTER TABLE ms_rate_buckets ADD COLUMN granted int NOT NULL DEFAULT 0;`,
 ];
 
 export async function migrateServer(db: SqlClient): Promise<void> {
   await migrate(db, 'server', SERVER_MIGRATIONS);
+  // The project stores' tables too (each PgStore would on open): every request reads a project's
+  // store head (pgRequestGate), the first ones included.
+  await migrate(db, 'store', STORE_MIGRATIONS);
 }
 
 /** The database's clock in epoch ms: replicas on machines with skewed clocks agree on it. */

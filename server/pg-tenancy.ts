@@ -9,10 +9,15 @@
  *   `commit()` wrote it (optimistic: when another replica committed first, the queued changes are
  *   applied again to its document, the way the file store re-applies them to a newer file).
  */
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { SqlClient } from '../engine/index.js';
+import { bearerSecret, callerForSecret, invalidKey, missingKey } from './auth.js';
+import type { PgRateLimiter, SharedTake } from './pg-rate-limit.js';
 import { TenancyStore } from './tenancy.js';
 import type { ApiKeyRecord, Member, Org, Project, TenancyDoc } from './tenancy-records.js';
+
+/** The tenancy document's version, as a scalar subquery (read with each request's rate-limit token). */
+export const TENANCY_VERSION_SQL = '(SELECT version FROM ms_tenancy WHERE id = 1)';
 
 export class PgTenancyStore extends TenancyStore {
   private db: SqlClient | null = null;
@@ -62,6 +67,11 @@ export class PgTenancyStore extends TenancyStore {
     this.version = version;
     // Changes of this process not yet committed stay applied.
     for (const fn of this.pending) fn();
+  }
+
+  /** Whether the database's document (at `version`) differs from the one held here. */
+  moved(version: number): boolean {
+    return Number(version) !== this.version;
   }
 
   /** Adopt the database's document if another replica changed it. */
@@ -143,12 +153,43 @@ export class PgTenancyStore extends TenancyStore {
 }
 
 /**
- * Before the routes: adopt the latest tenancy document. After them: hold the response until the
- * changes it reports are committed (a failed commit answers 503 and keeps nothing of the change).
+ * Before the routes, on PostgreSQL, in one statement: take a token from the key's shared rate
+ * bucket, read the tenancy document's version (another replica changed it: adopt it and
+ * authenticate again, so a key revoked through A is refused by B on its next request) and how
+ * far the key's project's store is (a search then reads nothing more when its view is that far
+ * along). A key this replica does not know yet (made through another one) adopts the database's
+ * document first. After the routes: hold the response until the tenancy changes it reports are
+ * committed (a failed commit answers 503 and keeps nothing of the change).
  */
-export function tenancySync(t: PgTenancyStore): RequestHandler {
-  return (_req, res, next) => {
-    const end = res.end.bind(res) as (...a: unknown[]) => typeof res;
+export function pgRequestGate(t: PgTenancyStore, limiter: PgRateLimiter): RequestHandler {
+  return (req, res, next) => {
+    commitBeforeAnswer(t, res);
+    const gate = async (): Promise<SharedTake> => {
+      const secret = bearerSecret(req.get('Authorization'));
+      if (!secret) throw missingKey();
+      let caller = callerForSecret(t, secret);
+      if (!caller) {
+        await t.pull();
+        caller = callerForSecret(t, secret);
+        if (!caller) throw invalidKey();
+      }
+      const took = await limiter.takeShared(caller.key.key_id, caller.project_id);
+      if (took.tenancyVersion !== null && t.moved(took.tenancyVersion)) {
+        await t.pull();
+        caller = callerForSecret(t, secret);
+        if (!caller) throw invalidKey();
+      }
+      res.locals.caller = caller;
+      if (took.storeChange !== null) res.locals.storeChange = took.storeChange;
+      return took;
+    };
+    gate().then((took) => limiter.respond(res, next, took), next);
+  };
+}
+
+/** Hold the response until the tenancy changes it reports are committed (a failed commit answers 503). */
+function commitBeforeAnswer(t: PgTenancyStore, res: Response): void {
+  const end = res.end.bind(res) as (...a: unknown[]) => typeof res;
     res.end = ((...args: unknown[]) => {
       if (!t.dirty) return end(...args);
       t.commit().then(
@@ -162,6 +203,4 @@ export function tenancySync(t: PgTenancyStore): RequestHandler {
       );
       return res;
     }) as typeof res.end;
-    t.pull().then(() => next(), next);
-  };
 }

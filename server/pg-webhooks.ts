@@ -69,9 +69,19 @@ export function deliveryOf(r: DeliveryRow): Delivery {
  * one per active webhook that subscribes to the type, may see the event and was created before
  * it. Returns how many; a NOTIFY goes out with the commit when there are any.
  */
-export async function fanOutDeliveries(tx: SqlQueryable, projectId: string, events: readonly Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[]): Promise<number> {
+/** The active webhooks of project $1 (read by the statement that inserts a batch of events: EventCommitHooks.read). */
+export const ACTIVE_WEBHOOKS_SQL = `SELECT ${HOOK_COLS} FROM ms_webhooks WHERE project_id = $1 AND active`;
+
+export async function fanOutDeliveries(
+  tx: SqlQueryable,
+  projectId: string,
+  events: readonly Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[],
+  /** ACTIVE_WEBHOOKS_SQL's rows, read already in this transaction (under the head row's lock). */
+  active?: readonly Record<string, unknown>[],
+): Promise<number> {
   if (events.length === 0) return 0;
-  const hooks = (await tx.query<HookRow>(`SELECT ${HOOK_COLS} FROM ms_webhooks WHERE project_id = $1 AND active`, [projectId])).rows.map(hookOf);
+  const rows = active ?? (await tx.query<HookRow>(ACTIVE_WEBHOOKS_SQL, [projectId])).rows;
+  const hooks = (rows as HookRow[]).map(hookOf);
   if (hooks.length === 0) return 0;
   const cols: unknown[][] = [[], [], [], [], []];
   const now = new Date().toISOString();

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { ExportJobs, inferMemories, InferJobs, type ExportJob, type ExportJobStore, type IdempotencyStore, type InferInput, type InferJob, type InferJobStore } from '../api/index.js';
-import { LanceStore, MemoryEngine, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
+import { LanceStore, MemoryEngine, type ConcurrencyGate, type ResidentBudget, type Embedder, type Extractor, type IngestResult, type Logger, type MemoryStore } from '../engine/index.js';
 import { EntityIndex } from './entities.js';
 import { EventLog, type ProjectEventLog } from './event-log.js';
 import type { EventInput } from './event-types.js';
@@ -31,6 +31,8 @@ export interface ProjectOptions {
   webhooks: Omit<DispatcherOptions, 'logger'>;
   /** Rows all projects of the server may hold in memory for searching (shared). */
   residentBudget: ResidentBudget;
+  /** Searches of all projects of the server run through this gate (engine `searchGate`). */
+  searchGate?: ConcurrencyGate | undefined;
   /** The project's store when not the embedded LanceDB one (SERVICE_DATABASE_URL: PostgreSQL). */
   openStore?: ((projectId: string, dim: number, logger: Logger) => MemoryStore) | undefined;
   /** The server's Idempotency-Key responses: a purge drops those that carried the memory. */
@@ -88,6 +90,7 @@ export async function openProject(o: ProjectOptions): Promise<ProjectRuntime> {
     logger,
     maxContentChars: o.maxContentChars,
     maxMetadataBytes: o.maxMetadataBytes,
+    searchGate: o.searchGate,
   });
   await engine.open();
   const opened: { close(): Promise<void> }[] = [engine];

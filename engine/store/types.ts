@@ -21,6 +21,12 @@ export interface StoreSearch {
   knownAt?: number | undefined;
   /** Use only the approximate vector index where one exists (benchmarks compare with exact). */
   exact?: boolean | undefined;
+  /**
+   * The store's change number as the host read it from the database after the request arrived
+   * (PgStore, `storeChangesSql`): a store whose in-memory view is that far along already answers
+   * without reading it again. Stores without such a view ignore it.
+   */
+  changeSeen?: number | undefined;
 }
 
 export interface StoreHit {

@@ -50,10 +50,13 @@ function floatTensor(field: number, name: string, dims: (number | string)[]): nu
   return bytes(field, [...str(1, name), ...bytes(2, bytes(1, tensorType))]);
 }
 
-/** ModelProto (IR 8, opset 13) of `s = MatMul(m, q)` for vectors of `dim`. */
+/**
+ * ModelProto (IR 8, opset 13) of `s = MatMul(m, q)` for vectors of `dim`: `q` is one query
+ * (`[dim, 1]`) or several side by side (`[dim, k]`, the IVF index's k-means).
+ */
 export function matmulModel(dim: number): Uint8Array {
   const node = [...str(1, 'm'), ...str(1, 'q'), ...str(2, 's'), ...str(3, 'scan'), ...str(4, 'MatMul')];
-  const graph = [...bytes(1, node), ...str(2, 'vector-scan'), ...floatTensor(11, 'm', ['n', dim]), ...floatTensor(11, 'q', [dim, 1]), ...floatTensor(12, 's', ['n', 1])];
+  const graph = [...bytes(1, node), ...str(2, 'vector-scan'), ...floatTensor(11, 'm', ['n', dim]), ...floatTensor(11, 'q', [dim, 'k']), ...floatTensor(12, 's', ['n', 'k'])];
   return Uint8Array.from([...int(1, 8), ...bytes(8, [...str(1, ''), ...int(2, 13)]), ...bytes(7, graph)]);
 }
 
@@ -123,6 +126,35 @@ export class VectorScan {
     const { Tensor } = await ort();
     const out = await session.run({ m: new Tensor('float32', matrix.subarray(0, rows * this.dim), [rows, this.dim]), q: new Tensor('float32', query, [this.dim, 1]) });
     return out.s!.data as Float32Array;
+  }
+
+  /**
+   * `out[r × k + j] = matrix row r · column j of `columns`` for the first `rows` rows: `columns`
+   * is `dim × k`, row-major (k vectors side by side). For the IVF index's training and assignment.
+   */
+  async product(matrix: Float32Array, rows: number, columns: Float32Array, k: number): Promise<Float32Array> {
+    if (columns.length !== this.dim * k) throw new Error(`columns hold ${columns.length} values, not ${this.dim} × ${k}`);
+    if (rows * this.dim * k > JS_SCAN_MAX_PRODUCTS && this.unavailable === null) {
+      try {
+        const session = await this.open();
+        const { Tensor } = await ort();
+        const out = await session.run({ m: new Tensor('float32', matrix.subarray(0, rows * this.dim), [rows, this.dim]), q: new Tensor('float32', columns, [this.dim, k]) });
+        return out.s!.data as Float32Array;
+      } catch (err) {
+        this.unavailable = err instanceof Error ? err.message : String(err);
+        this.onUnavailable(this.unavailable);
+      }
+    }
+    const out = new Float32Array(rows * k);
+    for (let r = 0; r < rows; r++) {
+      const o = r * this.dim;
+      for (let j = 0; j < k; j++) {
+        let d = 0;
+        for (let i = 0; i < this.dim; i++) d += matrix[o + i]! * columns[i * k + j]!;
+        out[r * k + j] = d;
+      }
+    }
+    return out;
   }
 
   async close(): Promise<void> {

@@ -13,9 +13,19 @@ export function bm25Idf(docs: number, df: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5));
 }
 
+/** `(K1 + 1)`: with `bm25LengthNorms`, `idf × tf × BM25_TF_SCALE / (tf + norms[length])` is bm25Term to the last bit. */
+export const BM25_TF_SCALE = K1 + 1;
+
+/** bm25Term's denominator less `tf`, `K1 × (1 − B + B × length / avgLength)`, for every length 0..maxLength. */
+export function bm25LengthNorms(avgLength: number, maxLength: number): Float64Array {
+  const out = new Float64Array(maxLength + 1);
+  for (let length = 0; length <= maxLength; length++) out[length] = K1 * (1 - B + (B * length) / avgLength);
+  return out;
+}
+
 /** BM25 of one query term that occurs `tf` times in a document of `length` terms. */
 export function bm25Term(idf: number, tf: number, length: number, avgLength: number): number {
-  return (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
+  return (idf * tf * BM25_TF_SCALE) / (tf + K1 * (1 - B + (B * length) / avgLength));
 }
 
 export class TermStats {

@@ -15,6 +15,10 @@
  * load: on `--database-url URL`, or on a throwaway PostgreSQL 15 cluster started here. The corpus
  * is embedded once and imported into each backend with its vectors (engine.import, 500 rows a
  * transaction), so `--memories 100000` seeds in minutes.
+ *
+ * Development options: `--corpus-cache FILE` keeps the embedded corpus's vectors in FILE and reuses
+ * them on the next run of the same size and model; `--postgres-only` skips the embedded backend
+ * (and writes nothing to BENCHMARKS.md).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,6 +49,10 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     backend: { type: 'string', default: 'embedded' },
     'database-url': { type: 'string' },
+    /** Development: keep the embedded corpus in this file and reuse it on the next run with the same size, model and dtype. */
+    'corpus-cache': { type: 'string' },
+    /** Development: skip the embedded backend in a `--backend postgres` run (nothing is written to BENCHMARKS.md). */
+    'postgres-only': { type: 'boolean', default: false },
   },
 });
 const N = Number(values.memories);
@@ -55,6 +63,8 @@ const DTYPE = modelDtype(values.dtype);
 const CONNECTIONS = 10;
 /** A lower fixed rate measured beside RATE: where the latency target holds on this machine. */
 const LOWER_RATE = Math.round(RATE * 0.75);
+/** Longest wait for a server to finish what an earlier run left it (searches still queued). */
+const SETTLE_MAX_MS = 600_000;
 
 const TECH = ['postgres', 'redis', 'kafka', 'nats', 'sqlite', 'lancedb', 'pnpm', 'vitest', 'esbuild', 'docker', 'terraform', 'grpc', 'graphql', 'tailwind', 'react', 'express', 'zod', 'prisma', 'rust', 'go'];
 const AREA = ['billing', 'search', 'auth', 'onboarding', 'the api gateway', 'background jobs', 'the cli', 'metrics', 'deploys', 'caching', 'logging', 'the mobile app', 'exports', 'webhooks', 'the admin ui'];
@@ -82,9 +92,44 @@ interface Corpus {
 
 const EMBED_BATCH = 256;
 
+/** The cache file's header: what the vectors were made from (any difference: embedded again). */
+function cacheKey(): string {
+  return JSON.stringify({ n: N, model: MODEL_DIR, dtype: DTYPE, v: 1 });
+}
+
+function readCachedCorpus(file: string, rows: Corpus['rows']): Corpus | null {
+  if (!fs.existsSync(file)) return null;
+  const buf = fs.readFileSync(file);
+  const headerLen = buf.readUInt32LE(0);
+  const header = JSON.parse(buf.subarray(4, 4 + headerLen).toString('utf8')) as { key: string; model: string; dim: number; embedMs: number };
+  if (header.key !== cacheKey()) return null;
+  const data = new Float32Array(buf.buffer.slice(buf.byteOffset + 4 + headerLen, buf.byteOffset + buf.length));
+  const vectors = Array.from({ length: N }, (_, i) => data.subarray(i * header.dim, (i + 1) * header.dim));
+  console.log(`corpus vectors read from ${file} (embedded earlier in ${(header.embedMs / 1000).toFixed(1)} s)`);
+  return { rows, vectors, model: header.model, dim: header.dim, embedMs: header.embedMs };
+}
+
+function writeCachedCorpus(file: string, c: Corpus): void {
+  const header = Buffer.from(JSON.stringify({ key: cacheKey(), model: c.model, dim: c.dim, embedMs: c.embedMs }), 'utf8');
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(header.length);
+  const data = new Float32Array(N * c.dim);
+  c.vectors.forEach((v, i) => data.set(v, i * c.dim));
+  fs.writeFileSync(file, Buffer.concat([len, header, Buffer.from(data.buffer)]));
+}
+
 async function corpus(): Promise<Corpus> {
   const r = new Rng(42);
   const rows = Array.from({ length: N }, (_, i) => ({ user_id: `user-${i % 25}`, content: memoryText(r, i) }));
+  const cacheFile = values['corpus-cache'];
+  const cached = cacheFile ? readCachedCorpus(cacheFile, rows) : null;
+  if (cached) return cached;
+  const made = await embedCorpus(rows);
+  if (cacheFile) writeCachedCorpus(cacheFile, made);
+  return made;
+}
+
+async function embedCorpus(rows: Corpus['rows']): Promise<Corpus> {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-models-'));
   const embedder = new TransformersEmbedder({ spec: resolveModelSpec({ model: '', modelDir: MODEL_DIR, cacheDir: '', dtype: DTYPE }), cacheDir, offline: true });
   try {
@@ -329,7 +374,7 @@ async function backendRows(backend: 'embedded' | 'postgres', databaseUrl: string
     const rAdd = new Rng(7);
     let added = 0;
     rows.push(await load(`add, ${CONNECTIONS} connections, one replica`, a.url, s.key, '/v1/memories', () => JSON.stringify({ user_id: `user-${added % 25}`, agent_id: 'bench', content: memoryText(rAdd, N + added++) })));
-    await settle(a.child.pid!);
+    await settle(a.child.pid!, SETTLE_MAX_MS);
     const rq = new Rng(9);
     const q = (): string => JSON.stringify({ query: queryText(rq) });
     rows.push(await fixedRate(`search, ${RATE} requests/s, one replica`, a.url, s.key, '/v1/memories/search', RATE, q));
@@ -337,9 +382,13 @@ async function backendRows(backend: 'embedded' | 'postgres', databaseUrl: string
       const b = await startServer(path.join(dataDir, 'replica-b'), env);
       children.push(b.child);
       await warm(b.url);
-      await settle(b.child.pid!);
+      // Each run starts on quiet replicas: a run the server could not keep up with leaves requests
+      // it is still answering (loadtest stops sending but keeps them open), which the next run
+      // would otherwise wait behind.
+      await Promise.all([a, b].map((r) => settle(r.child.pid!, SETTLE_MAX_MS)));
       const halves = await Promise.all([a.url, b.url].map((u, i) => fixedRate(`half ${i}`, u, s.key, '/v1/memories/search', RATE / 2, q)));
       rows.push(combined(`search, ${RATE} requests/s split over two replicas (p50/p99: the worse replica)`, halves));
+      await Promise.all([a, b].map((r) => settle(r.child.pid!, SETTLE_MAX_MS)));
       let added2 = 0;
       const rAdd2 = new Rng(11);
       const adds = await Promise.all(
@@ -366,7 +415,7 @@ async function compareBackends(): Promise<void> {
     }
     console.log(`embedding ${N} memories with ${path.basename(MODEL_DIR)} (once, for both backends)`);
     const c = await corpus();
-    const embedded = await backendRows('embedded', '', c);
+    const embedded = values['postgres-only'] ? { rows: [], seedMs: NaN } : await backendRows('embedded', '', c);
     const pg = await backendRows('postgres', url, c);
     const all = [...embedded.rows.map((r) => ['embedded (LanceDB + files)', r] as const), ...pg.rows.map((r) => ['PostgreSQL 15, no pgvector (resident view)', r] as const)];
     const tableText = [
@@ -391,7 +440,7 @@ async function compareBackends(): Promise<void> {
       'Reproduce: `npm run bench:server -- --backend postgres --memories 100000` on a quiet machine (the targets\' size; options: `--memories N --duration S --rate R --database-url postgres://…`).',
     ].join('\n');
     console.log(`\n${section}\n`);
-    if (!values['no-write']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'server-backends', section);
+    if (!values['no-write'] && !values['postgres-only']) writeBenchSection(path.join(repo, 'BENCHMARKS.md'), 'server-backends', section);
   } finally {
     await cluster?.stop();
   }

@@ -50,6 +50,61 @@ describe('ConcurrencyGate', () => {
     assert.equal(gate.queued, 0);
   });
 
+  it('drops a waiting task whose signal aborts (it never runs and its place goes to the next), and refuses one aborted already', async () => {
+    const gate = new ConcurrencyGate(1);
+    const ran: string[] = [];
+    let release!: () => void;
+    const first = gate.run(async () => {
+      ran.push('first');
+      await new Promise<void>((r) => (release = r));
+    });
+    const gone = new AbortController();
+    const dropped = gate.run(async () => void ran.push('dropped'), gone.signal);
+    const next = gate.run(async () => void ran.push('next'));
+    await tick();
+    assert.equal(gate.queued, 2);
+    gone.abort();
+    await assert.rejects(dropped, (err: Error & { code?: string }) => err.code === 'CANCELLED');
+    assert.equal(gate.queued, 1, 'the aborted task left the queue at once');
+    release();
+    await first;
+    await next;
+    assert.deepEqual(ran, ['first', 'next']);
+    await assert.rejects(
+      gate.run(async () => void ran.push('late'), AbortSignal.abort()),
+      (err: Error & { code?: string }) => err.code === 'CANCELLED',
+    );
+    assert.deepEqual(ran, ['first', 'next']);
+    // A signal that aborts once its task runs changes nothing (the task decides).
+    const during = new AbortController();
+    assert.equal(await gate.run(async () => (during.abort(), 'done'), during.signal), 'done');
+  });
+
+  it('passes the slot on when a task aborts just as its turn comes, and lets the event loop turn between tasks', async () => {
+    const gate = new ConcurrencyGate(1);
+    let release!: () => void;
+    const first = gate.run(() => new Promise<void>((r) => (release = r)));
+    const gone = new AbortController();
+    const late = gate.run(async () => 'ran', gone.signal);
+    const third = gate.run(async () => 'third');
+    await tick();
+    release();
+    await first;
+    gone.abort(); // the slot is on its way to `late`
+    await assert.rejects(late, (err: Error & { code?: string }) => err.code === 'CANCELLED');
+    assert.equal(await third, 'third', 'the slot was not lost');
+    // Tasks that never wait (all their work in promise callbacks) still let timers and I/O in.
+    const order: string[] = [];
+    const timer = new Promise<void>((r) => setTimeout(() => (order.push('timer'), r()), 0));
+    const busy = (ms: number): void => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    await Promise.all(Array.from({ length: 50 }, (_, i) => gate.run(async () => (busy(2), void order.push(`task ${i}`)))));
+    await timer;
+    assert.ok(order.indexOf('timer') < order.indexOf('task 49'), 'a timer ran before the last task');
+  });
+
   it('refuses a limit below 1', () => {
     assert.throws(() => new ConcurrencyGate(0), /at least 1/);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EngineError, FakeEmbedder, InMemoryStore, MemoryEngine, type Embedder } from '../../engine/index.js';
+import { ConcurrencyGate, EngineError, FakeEmbedder, InMemoryStore, MemoryEngine, type Embedder } from '../../engine/index.js';
 
 async function engine(embedder: Embedder | null = new FakeEmbedder(32)): Promise<MemoryEngine> {
   const e = new MemoryEngine({ store: new InMemoryStore(), embedder, background: false });
@@ -20,6 +20,33 @@ describe('MemoryEngine', () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => e.add({ content: `memory ${i}`, user_id: 'u' })));
     assert.equal(appends, 1);
     assert.equal(await e.count({}), 50);
+  });
+
+  it('runs searches through its gate, and drops one whose signal aborts while it waits (the store never sees it)', async () => {
+    const e = new MemoryEngine({ store: new InMemoryStore(), embedder: new FakeEmbedder(32), background: false, searchGate: new ConcurrencyGate(1) });
+    await e.open();
+    await e.add({ content: 'the gateway runs on port 8443', user_id: 'u' });
+    let searches = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const orig = e.store.search.bind(e.store);
+    e.store.search = async (req) => {
+      searches++;
+      if (searches === 1) await held;
+      return orig(req);
+    };
+    const first = e.search({ query: 'gateway port' });
+    const gone = new AbortController();
+    const dropped = e.search({ query: 'gateway port', signal: gone.signal });
+    const third = e.search({ query: 'gateway port' });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(searches, 1, 'one search at a time');
+    gone.abort();
+    await assert.rejects(dropped, (err: unknown) => err instanceof EngineError && err.code === 'CANCELLED');
+    release();
+    assert.equal((await first).results.length, 1);
+    assert.equal((await third).results.length, 1);
+    assert.equal(searches, 2, 'the dropped search never reached the store');
   });
 
   it('adds new memories without reading stored rows', async () => {
@@ -53,6 +80,37 @@ describe('MemoryEngine', () => {
     }
     assert.equal(calls.on, 2);
     assert.equal(calls.off, 0);
+  });
+
+  it('looks for a backlog of unembedded rows after a burst of commits only when it stored such rows', async () => {
+    const run = async (embedder: Embedder): Promise<{ stats: number; backlog: number }> => {
+      const store = new InMemoryStore();
+      const counts = { stats: 0, backlog: 0 };
+      const stats = store.stats.bind(store);
+      store.stats = async () => {
+        counts.stats++;
+        return stats();
+      };
+      const unembedded = store.unembedded.bind(store);
+      store.unembedded = async (model, limit) => {
+        counts.backlog++;
+        return unembedded(model, limit);
+      };
+      const e = new MemoryEngine({ store, embedder, background: true, maintenanceIntervalMs: 3_600_000 });
+      await e.open();
+      for (let i = 0; i < 40; i++) await e.add({ content: `burst ${i}`, user_id: 'u' });
+      await e.close();
+      return counts;
+    };
+    const ready = await run(new FakeEmbedder(16));
+    assert.equal(ready.stats, 0, 'every row got its vector: no count of the store after commits');
+    const failing = new FakeEmbedder(16);
+    failing.embedDocuments = async () => {
+      throw new Error('model fault');
+    };
+    const broken = await run(failing);
+    assert.ok(broken.stats >= 1, 'rows stored without a vector: the backlog is looked for');
+    assert.ok(broken.backlog >= 1);
   });
 
   it('applies the scopes of DESIGN §4', async () => {

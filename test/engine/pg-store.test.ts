@@ -63,6 +63,117 @@ describe('PgStore', { skip }, () => {
     await v.close();
   });
 
+  it('trims the change log at most once a minute (upkeep runs every 16 commits), and when forced', async () => {
+    const seen: string[] = [];
+    const counting: SqlClient = {
+      query: (text, params) => {
+        seen.push(text);
+        return db.query(text, params);
+      },
+      transaction: (fn) => db.transaction(fn),
+      close: async () => {},
+    };
+    const s = new PgStore({ db: counting, store: 'trims', dim: 16 });
+    await s.open();
+    await s.append([row({ content: 'a change to trim some day' })]);
+    const heads = (): number => seen.filter((q) => q.includes('SELECT change_no FROM ms_store_meta')).length;
+    const before = heads();
+    for (let i = 0; i < 5; i++) await s.maintain();
+    assert.equal(heads() - before, 1, 'one look at the change log for five upkeeps in a row');
+    await s.maintain({ force: true });
+    assert.equal(heads() - before, 2);
+    await s.close();
+  });
+
+  it('appends any number of new memories in four statements under the lock (lock, read, write, and what the host adds)', async () => {
+    const statements: string[] = [];
+    const counting: SqlClient = {
+      query: (text, params) => db.query(text, params),
+      transaction: (fn) =>
+        db.transaction((tx) =>
+          fn({
+            query: (text, params) => {
+              statements.push(text);
+              return tx.query(text, params);
+            },
+          }),
+        ),
+      close: async () => {},
+    };
+    const s = new PgStore({ db: counting, store: 'statements', dim: 16 });
+    await s.open();
+    s.alsoInTransaction(async (tx) => void (await tx.query('SELECT 1')));
+    for (const n of [1, 12]) {
+      statements.length = 0;
+      const rows = Array.from({ length: n }, (_, i) => row({ content: `statement count probe ${n} ${i}` }));
+      const stored = await s.append(rows);
+      assert.equal(stored.length, n);
+      assert.equal(statements.length, 4, `${n} rows: ${statements.length} statements`);
+    }
+    // What they wrote is all there: rows, current view, full-text statistics.
+    const hits = await s.search({ text: 'statement count probe', vector: null, model: null, filter: {}, validAt: Date.now() + 1000, limit: 50 });
+    assert.equal(hits.length, 13);
+    assert.equal((await s.stats()).current, 13);
+    await s.close();
+  });
+
+  it('reads vectors back bit for bit (binary transfer of float4[])', async () => {
+    const s = new PgStore({ db, store: 'bits', dim: 16 });
+    await s.open();
+    const vector = Float32Array.from([1.1, -7.25e-6, 1e-40, 3.4e38, -2.5, 0.1, 1 / 3, Math.PI, ...Array.from({ length: 8 }, (_, i) => i / 7)]);
+    const [stored] = await s.append([row({ content: 'bits of a vector', vector, embed_model: 'm' })]);
+    const [back] = await s.versionsOf([stored!.memory_id]);
+    assert.deepEqual(Array.from(back!.vector!), Array.from(vector));
+    const [none] = await s.append([row({ content: 'no vector here' })]);
+    assert.equal((await s.versionsOf([none!.memory_id]))[0]!.vector, null);
+    await s.close();
+  });
+
+  it('loads a resident view page by page from one snapshot: every current row once, while writes go on', async () => {
+    const writer = new PgStore({ db, store: 'paged', dim: 16 });
+    await writer.open();
+    const first = await writer.append(Array.from({ length: 30 }, (_, i) => row({ content: `paged otter ${i}` })));
+    // Some memories get a second version (their first one stops being current).
+    await writer.append(first.slice(0, 10).map((r) => ({ ...row({ content: `paged otter ${r.content.split(' ')[2]} revised`, memory_id: r.memory_id }), version: 2, tx: 2 })));
+    const reader = new PgStore({ db: await pgClient(dbUrl), store: 'paged', dim: 16, loadPage: 7 });
+    await reader.open();
+    const [hits] = await Promise.all([
+      reader.search({ text: 'paged otter', vector: null, model: null, filter: {}, validAt: Date.now() + 10_000, limit: 100 }),
+      writer.append([row({ content: 'paged otter written meanwhile' })]),
+    ]);
+    const ids = hits.map((h) => h.row.memory_id);
+    assert.equal(new Set(ids).size, ids.length, 'no memory twice');
+    assert.ok(ids.length === 30 || ids.length === 31, `${ids.length} current rows`);
+    assert.equal(hits.filter((h) => h.row.content.endsWith('revised')).length, 10);
+    const again = await reader.search({ text: 'paged otter', vector: null, model: null, filter: {}, validAt: Date.now() + 10_000, limit: 100 });
+    assert.equal(again.length, 31, 'the write made meanwhile is found by the next search');
+    await reader.close();
+    await writer.close();
+  });
+
+  it("puts this process's own writes into its resident view as they commit: the next search reads nothing back", async () => {
+    const sent: string[] = [];
+    const counting: SqlClient = {
+      query: (text, params) => (sent.push(text), db.query(text, params)),
+      transaction: (fn) => db.transaction(fn),
+      close: async () => {},
+    };
+    const s = new PgStore({ db: counting, store: 'own-writes', dim: 16 });
+    await s.open();
+    await s.append([row({ content: 'heron one' })]);
+    const search = async (changeSeen?: number) =>
+      (await s.search({ text: 'heron', vector: null, model: null, filter: {}, validAt: Date.now() + 10_000, limit: 50, changeSeen })).map((h) => h.row.content).sort();
+    assert.deepEqual(await search(), ['heron one']);
+    const [added] = await s.append([row({ content: 'heron two' })]);
+    await s.append([{ ...row({ content: 'heron one, revised', memory_id: (await s.list({}, { limit: 10 })).find((r) => r.content === 'heron one')!.memory_id }), version: 2, tx: 2 }]);
+    await s.append([{ ...row({ content: '', memory_id: added!.memory_id, deleted: true }), version: 2, tx: 2 }]);
+    const head = Number((await db.query<{ n: number }>(`SELECT change_no AS n FROM ms_store_meta WHERE store = 'own-writes'`)).rows[0]!.n);
+    sent.length = 0;
+    assert.deepEqual(await search(head), ['heron one, revised'], 'the revision replaced its first version, the tombstone removed its memory');
+    assert.deepEqual(sent, [], 'nothing read back');
+    await s.close();
+  });
+
   it('keeps stores in one database apart', async () => {
     const a = new PgStore({ db, store: 'apart-a', dim: 16 });
     const b = new PgStore({ db, store: 'apart-b', dim: 16 });

@@ -29,7 +29,39 @@ function memoryEvent(engineSeq: number, memoryId = `m${engineSeq}`): EventInput 
   return { type: 'memory.added', status: 'SUCCEEDED', memory_id: memoryId, data: { memory_id: memoryId, content: `note ${engineSeq}` }, engine_seq: engineSeq, visible_to: null };
 }
 
+/** `db`, counting the statements that read the feed (syncs). */
+function counting(db: SqlClient): { db: SqlClient; reads: () => number } {
+  let reads = 0;
+  const count = (text: string): void => {
+    if (/^SELECT seq, event_id/.test(text)) reads++;
+  };
+  return {
+    db: {
+      query: (text, params) => (count(text), db.query(text, params)),
+      transaction: (fn) => db.transaction((tx) => fn({ query: (text, params) => (count(text), tx.query(text, params)) })),
+      close: async () => {},
+    },
+    reads: () => reads,
+  };
+}
+
 describe('PgEventLog', { skip: skipWithoutPostgres() }, () => {
+  it('shares one flush among the callers that arrive while one runs (a burst of answered writes reads the feed once or twice, not once each)', async () => {
+    const c = counting(await database());
+    const log = await PgEventLog.open(c.db, 'burst');
+    const before = c.reads();
+    log.append({ type: 'import.completed', status: 'SUCCEEDED', data: { i: 0 }, visible_to: null });
+    await Promise.all(Array.from({ length: 20 }, () => log.flush()));
+    assert.ok(c.reads() - before <= 2, `${c.reads() - before} reads of the feed for 20 flushes at once`);
+    assert.equal(log.durable, 1);
+    // A flush asked for after one started still runs after it (it must see what came since).
+    log.append({ type: 'import.completed', status: 'SUCCEEDED', data: { i: 1 }, visible_to: null });
+    const first = log.flush();
+    log.append({ type: 'import.completed', status: 'SUCCEEDED', data: { i: 2 }, visible_to: null });
+    await Promise.all([first, log.flush()]);
+    assert.equal(log.durable, 3);
+  });
+
   it('numbers the appends of two replicas as one gap-free feed that both read the same', async () => {
     const db = await database();
     const [a, b] = await Promise.all([PgEventLog.open(db, 'p1'), PgEventLog.open(db, 'p1')]);
