@@ -345,7 +345,7 @@ async function main(): Promise<void> {
 /** Runs against several replicas at once as one row: throughput and counts added, latency of the worse. */
 function combined(name: string, parts: readonly Row[]): Row {
   return {
-    name,
+    name: `${name}; p99 per replica ${parts.map((r) => r.p99).join(' / ')} ms`,
     rps: parts.reduce((n, r) => n + r.rps, 0),
     p50: Math.max(...parts.map((r) => r.p50)),
     p99: Math.max(...parts.map((r) => r.p99)),

@@ -74,6 +74,8 @@ describe('service config', () => {
     assert.equal(config.level, 'fail');
     assert.match(config.summary, /SERVICE_TOP_K="many" is not valid/);
     assert.equal((await cli(['plugin', 'status', '--json'], { ...env, SERVICE_TOP_K: '4' })).code === 4, false, 'a valid value in the environment overrides the file');
+    // plugin status starts the daemon it checks: stop it, or it outlives this test's data dir.
+    assert.equal((await cli(['daemon', 'stop'], { ...env, SERVICE_TOP_K: '4' })).code, 0);
 
     fs.writeFileSync(file, '{ not json');
     const broken = await cli(['config', 'get', 'top_k'], env);
