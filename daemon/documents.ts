@@ -13,7 +13,7 @@
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
 import type { MemoryEngine } from '../engine/index.js';
-import { blocksOf, EPISODE_META, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
+import { addEpisodeRecord, blocksOf, EPISODE_META, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
 import type { Turn } from './transcript.js';
 
 /** Most blocks (of 2,000 characters) kept of one document. */
@@ -87,19 +87,7 @@ export async function recordDocuments(engine: MemoryEngine, turns: readonly Turn
     if (existing.some((r) => r.content === blocks[0])) continue;
     // A document read again with another text: what it says now replaces what it said.
     if (d.verb === 'Read') for (const r of existing) await engine.delete(r.memory_id);
-    const rows = await engine.add({
-      content: blocks.join('\n'),
-      ...(blocks.length > 1 ? { parts: blocks } : {}),
-      user_id: scope.user_id,
-      owner_id: scope.user_id,
-      run_id: scope.run_id,
-      space: 'project',
-      repo: scope.repo,
-      dir: scope.dir,
-      category: 'note',
-      source: { kind: 'capture', session_id: scope.run_id },
-      metadata: { ...EPISODE_META, doc: d.path, verb: d.verb },
-    });
+    const rows = await addEpisodeRecord(engine, scope, blocks, { doc: d.path, verb: d.verb });
     written += rows.length;
   }
   return written;

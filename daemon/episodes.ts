@@ -416,6 +416,26 @@ export interface EpisodeScope {
 }
 
 /**
+ * Store one record (an episode, a report, a project document) in the session's repository: the
+ * blocks of one text (recall shows one of them), with `metadata` beside the episode marker.
+ */
+export function addEpisodeRecord(engine: MemoryEngine, scope: EpisodeScope, blocks: readonly string[], metadata: Record<string, unknown>): Promise<VersionRow[]> {
+  return engine.add({
+    content: blocks.join('\n'),
+    ...(blocks.length > 1 ? { parts: [...blocks] } : {}),
+    user_id: scope.user_id,
+    owner_id: scope.user_id,
+    run_id: scope.run_id,
+    space: 'project',
+    repo: scope.repo,
+    dir: scope.dir,
+    category: 'note',
+    source: { kind: 'capture', session_id: scope.run_id },
+    metadata: { ...EPISODE_META, ...metadata },
+  });
+}
+
+/**
  * Store the episodes of flushed turns: new ones added (a block each), short follow-ups folded into
  * the session's latest episode, an episode already stored (the same turns replayed) left alone;
  * then the repository's oldest blocks beyond EPISODE_BLOCKS_PER_REPO forgotten. Returns blocks written.
@@ -452,21 +472,8 @@ export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[
     for (const [r, blocks] of records.entries()) {
       if (seen.has(blocks[0]!)) continue;
       const isReport = r > 0 || !own;
-      // A record of several blocks is stored as one text's blocks (recall shows one of them).
-      const rows = await engine.add({
-        content: blocks.join('\n'),
-        ...(blocks.length > 1 ? { parts: blocks } : {}),
-        user_id: scope.user_id,
-        owner_id: scope.user_id,
-        run_id: scope.run_id,
-        space: 'project',
-        repo: scope.repo,
-        dir: scope.dir,
-        category: 'note',
-        source: { kind: 'capture', session_id: scope.run_id },
-        // The turn's records (its own, its reports) share their request: one text to the relevance floor.
-        metadata: { ...EPISODE_META, ...(records.length > 1 ? { turn } : {}), ...(isReport ? { report: true } : {}) },
-      });
+      // The turn's records (its own, its reports) share their request: one text to the relevance floor.
+      const rows = await addEpisodeRecord(engine, scope, blocks, { ...(records.length > 1 ? { turn } : {}), ...(isReport ? { report: true } : {}) });
       for (const b of blocks) seen.add(b);
       // A follow-up folds into the turn's own record (its request and outcome).
       if (!isReport) latest = rows[0] ?? latest;

@@ -71,6 +71,26 @@ export const LOG_COLUMNS: readonly string[] = ROW_COLUMNS.filter((c) => c !== 'e
 /** Columns a legacy version log (with vectors) is migrated from. */
 export const LEGACY_LOG_VECTOR_COLUMNS = ['vector', 'embed_model'];
 
+/** The columns both tables filter on, in their order in both schemas: who, where, what kind. */
+function scopeFields(a: ReturnType<typeof arrowLib>): arrow.Field[] {
+  return [
+    field('user_id', new a.Utf8(), false),
+    field('agent_id', new a.Utf8()),
+    field('app_id', new a.Utf8()),
+    field('run_id', new a.Utf8()),
+    field('owner_id', new a.Utf8()),
+    field('space', new a.Utf8(), false),
+    field('repo', new a.Utf8()),
+    field('dir', new a.Utf8()),
+    field('category', new a.Utf8(), false),
+  ];
+}
+
+/** A version's times (valid-time interval, when it was recorded, when its memory was created). */
+function timeFields(a: ReturnType<typeof arrowLib>): arrow.Field[] {
+  return [field('valid_from', new a.Int64(), false), field('valid_to', new a.Int64()), field('recorded_at', new a.Int64(), false), field('created_at', new a.Int64(), false)];
+}
+
 /** Schema of the version log. */
 export function logSchema(): arrow.Schema {
   const a = arrowLib();
@@ -85,22 +105,11 @@ export function logSchema(): arrow.Schema {
     // whitespace tokenizer, so queries and documents are normalized by the same code in both stores.
     field('search_terms', new a.Utf8(), false),
     field('content_hash', new a.Utf8(), false),
-    field('user_id', new a.Utf8(), false),
-    field('agent_id', new a.Utf8()),
-    field('app_id', new a.Utf8()),
-    field('run_id', new a.Utf8()),
-    field('owner_id', new a.Utf8()),
-    field('space', new a.Utf8(), false),
-    field('repo', new a.Utf8()),
-    field('dir', new a.Utf8()),
-    field('category', new a.Utf8(), false),
+    ...scopeFields(a),
     field('metadata', new a.Utf8(), false),
     field('meta_kv', new a.List(field('item', new a.Utf8()))),
     field('source', new a.Utf8(), false),
-    field('valid_from', new a.Int64(), false),
-    field('valid_to', new a.Int64()),
-    field('recorded_at', new a.Int64(), false),
-    field('created_at', new a.Int64(), false),
+    ...timeFields(a),
     field('deleted', new a.Bool(), false),
     field('block', new a.Utf8()),
   ]);
@@ -114,20 +123,9 @@ export function viewSchema(dim: number): arrow.Schema {
     field('memory_id', new a.Utf8(), false),
     field('seq', new a.Int64(), false),
     field('search_terms', new a.Utf8(), false),
-    field('user_id', new a.Utf8(), false),
-    field('agent_id', new a.Utf8()),
-    field('app_id', new a.Utf8()),
-    field('run_id', new a.Utf8()),
-    field('owner_id', new a.Utf8()),
-    field('space', new a.Utf8(), false),
-    field('repo', new a.Utf8()),
-    field('dir', new a.Utf8()),
-    field('category', new a.Utf8(), false),
+    ...scopeFields(a),
     field('meta_kv', new a.List(field('item', new a.Utf8()))),
-    field('valid_from', new a.Int64(), false),
-    field('valid_to', new a.Int64()),
-    field('recorded_at', new a.Int64(), false),
-    field('created_at', new a.Int64(), false),
+    ...timeFields(a),
     field('vector', new a.FixedSizeList(dim, field('item', new a.Float16()))),
     field('embed_model', new a.Utf8()),
     field(PAYLOAD_COLUMN, new a.Utf8(), false),
@@ -157,25 +155,25 @@ export function toLogRecord(row: VersionRow): LanceRecord {
     content: row.content,
     search_terms: terms(row.content).join(' '),
     content_hash: row.content_hash,
-    user_id: row.user_id,
-    agent_id: row.agent_id,
-    app_id: row.app_id,
-    run_id: row.run_id,
-    owner_id: row.owner_id,
-    space: row.space,
-    repo: row.repo,
-    dir: row.dir,
-    category: row.category,
+    ...scopeValues(row),
     metadata: JSON.stringify(row.metadata),
     meta_kv: metadataTokens(row.metadata),
     source: JSON.stringify(row.source),
-    valid_from: BigInt(row.valid_from),
-    valid_to: row.valid_to === null ? null : BigInt(row.valid_to),
-    recorded_at: BigInt(row.recorded_at),
-    created_at: BigInt(row.created_at),
+    ...timeValues(row),
     deleted: row.deleted,
     block: row.block ? JSON.stringify(row.block) : null,
   };
+}
+
+/** A row's values of `scopeFields`. */
+function scopeValues(row: VersionRow): LanceRecord {
+  const { user_id, agent_id, app_id, run_id, owner_id, space, repo, dir, category } = row;
+  return { user_id, agent_id, app_id, run_id, owner_id, space, repo, dir, category };
+}
+
+/** A row's values of `timeFields`. */
+function timeValues(row: VersionRow): LanceRecord {
+  return { valid_from: BigInt(row.valid_from), valid_to: row.valid_to === null ? null : BigInt(row.valid_to), recorded_at: BigInt(row.recorded_at), created_at: BigInt(row.created_at) };
 }
 
 /** A current row as a record of the current view, without its vector (toViewTable adds it). */
@@ -186,20 +184,9 @@ function toViewRecord(row: VersionRow, dim: number): LanceRecord {
     memory_id: row.memory_id,
     seq: BigInt(row.seq),
     search_terms: terms(row.content).join(' '),
-    user_id: row.user_id,
-    agent_id: row.agent_id,
-    app_id: row.app_id,
-    run_id: row.run_id,
-    owner_id: row.owner_id,
-    space: row.space,
-    repo: row.repo,
-    dir: row.dir,
-    category: row.category,
+    ...scopeValues(row),
     meta_kv: metadataTokens(row.metadata),
-    valid_from: BigInt(row.valid_from),
-    valid_to: row.valid_to === null ? null : BigInt(row.valid_to),
-    recorded_at: BigInt(row.recorded_at),
-    created_at: BigInt(row.created_at),
+    ...timeValues(row),
     vector: null,
     embed_model: embedModel,
     [PAYLOAD_COLUMN]: JSON.stringify([PAYLOAD_FORMAT, ...ROW_COLUMNS.map((c) => (c === 'embed_model' ? embedModel : row[c]))]),

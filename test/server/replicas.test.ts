@@ -11,7 +11,6 @@
  * replica left half done is completed by the other.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,55 +19,26 @@ import { eventually } from '../helpers/errors.js';
 import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { call, type Reply } from '../helpers/server.js';
-import { repoRoot, sharedDir, tempDir } from '../helpers/tmp.js';
+import { serveReplica, stopReplica, type Replica } from '../helpers/replicas.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const skip = skipWithoutPostgres();
 const cluster = sharedPostgres();
 const RATE = 120;
 
-interface Replica {
-  child: ChildProcess;
-  url: string;
-  out: string;
-}
-
+/** A replica with a shared rate limit, and webhooks that may reach this machine and retry quickly. */
 function serve(dataDir: string, databaseUrl: string): Promise<Replica> {
-  const child = spawn(process.execPath, [repoRoot('dist', 'cli', 'main.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], {
-    env: {
-      ...process.env,
-      SERVICE_HOME: path.join(dataDir, 'home'),
-      SERVICE_DATABASE_URL: databaseUrl,
-      SERVICE_MODEL_DIR: sharedDir('models', 'random-bert-tiny'),
-      SERVICE_OFFLINE: 'true',
-      SERVICE_RATE_LIMIT_PER_MINUTE: String(RATE),
-      SERVICE_LOG_LEVEL: 'warn',
-      SERVICE_WEBHOOK_ALLOW_PRIVATE: 'true',
-      SERVICE_WEBHOOK_RETRY_BASE_MS: '100',
-      // A claim's lease is twice this plus 5 s: 11 s before a dead replica's delivery is retried
-      // (long enough that the hanging attempt is killed before it times out, even on a busy machine).
-      SERVICE_WEBHOOK_TIMEOUT_MS: '3000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (b: Buffer): void => {
-      out += b.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url) resolve({ child, url, out });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-    child.once('exit', (code) => reject(new Error(`service serve exited with ${code}: ${out}`)));
+  return serveReplica(dataDir, databaseUrl, {
+    SERVICE_RATE_LIMIT_PER_MINUTE: String(RATE),
+    SERVICE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    SERVICE_WEBHOOK_RETRY_BASE_MS: '100',
+    // A claim's lease is twice this plus 5 s: 11 s before a dead replica's delivery is retried
+    // (long enough that the hanging attempt is killed before it times out, even on a busy machine).
+    SERVICE_WEBHOOK_TIMEOUT_MS: '3000',
   });
 }
 
-async function stop(r: Replica | undefined): Promise<void> {
-  if (!r || r.child.exitCode !== null || r.child.signalCode !== null) return;
-  const gone = new Promise((res) => r.child.once('exit', res));
-  r.child.kill('SIGTERM');
-  await gone;
-}
+const stop = stopReplica;
 
 describe('two server replicas on one PostgreSQL', { skip }, () => {
   let db: string;
