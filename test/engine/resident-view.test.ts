@@ -49,6 +49,24 @@ function reference(rows: readonly VersionRow[], q: { text: string | null; vector
 describe('ResidentView', () => {
   const scan = new VectorScan(16);
 
+  it('drops every row of a memory held in several rows, and only its rows, from both channels', async () => {
+    const rows = await rowsOf(6, 16);
+    // Rows 0-2 are three blocks of one memory, row 3 a memory of one row, rows 4-5 two of another.
+    const memory = (i: number): string => (i < 3 ? 'm-a' : i === 3 ? 'm-b' : 'm-c');
+    const held = rows.map((r, i) => ({ ...r, memory_id: memory(i), content: `${r.content} shared` }));
+    const view = new ResidentView(16, scan);
+    view.add(held);
+    const ids = async (): Promise<string[]> => (await view.search({ text: 'shared', vector: null, model: null, filter: {}, validAt: T + 1, limit: 10 })).map((h) => h.row.memory_id).sort();
+    assert.deepEqual(await ids(), ['m-a', 'm-a', 'm-a', 'm-b', 'm-c', 'm-c']);
+    view.add([{ ...held[4]!, content: 'replaced shared' }]); // the same version again: replaced, not added
+    view.removeMemories(['m-a']);
+    assert.deepEqual(await ids(), ['m-b', 'm-c', 'm-c']);
+    view.removeMemories(['m-c', 'm-b']);
+    assert.deepEqual(await ids(), []);
+    view.add(held.slice(0, 2));
+    assert.deepEqual(await ids(), ['m-a', 'm-a'], 'slots freed and taken again');
+  });
+
   it('finds what exact cosine and BM25 over the same rows find, with the same scores', async () => {
     const rows = await rowsOf(300, 16);
     const view = new ResidentView(16, scan);
