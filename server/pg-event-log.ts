@@ -68,6 +68,7 @@ const SYNC_PAGE = 5000;
 
 export class PgEventLog implements ProjectEventLog {
   private readonly entries: EventEntry[] = [];
+  private readonly sharedValues = new Map<string, string>();
   private readonly byId = new Map<string, number>();
   private readonly lastOfMemory = new Map<string, number>();
   private pending: { input: EventInput; event_id: string; created_at: string }[] = [];
@@ -231,6 +232,19 @@ export class PgEventLog implements ProjectEventLog {
     return this.hooks ? this.hooks.inTransaction(tx, this.projectId, inserted, read ? r.rows : undefined) : 0;
   }
 
+  /**
+   * One string object for each of the few values an index field repeats (types, statuses, the
+   * members events are visible to): the driver hands a new string per row, and the index keeps
+   * one entry per event for the life of the replica.
+   */
+  private shared<T extends string>(value: T): T {
+    const known = this.sharedValues.get(value);
+    if (known !== undefined) return known as T;
+    if (this.sharedValues.size >= 10_000) this.sharedValues.clear();
+    this.sharedValues.set(value, value);
+    return value;
+  }
+
   /** Index the events committed since the last sync (by any replica), and tell the listeners. */
   private async sync(): Promise<void> {
     for (;;) {
@@ -242,10 +256,10 @@ export class PgEventLog implements ProjectEventLog {
         const entry: EventEntry = {
           seq,
           event_id: row.event_id,
-          type: row.type,
-          status: row.status,
+          type: this.shared(row.type),
+          status: this.shared(row.status),
           memory_id: row.memory_id,
-          visible_to: row.visible_to,
+          visible_to: row.visible_to === null ? null : this.shared(row.visible_to),
           engine_seq: row.engine_seq === null ? null : Number(row.engine_seq),
           subject_id: row.subject_id,
           redacted: row.redacted,

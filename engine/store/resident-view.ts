@@ -16,7 +16,6 @@ import { BM25_TF_SCALE, bm25Idf, bm25LengthNorms } from '../text/term-stats.js';
 import { queryTerms, terms } from '../text/tokenize.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { matchesFilter } from './filter.js';
-import { cloneRow } from './memory-store.js';
 import { INT8_BATCH } from './int8-lists.js';
 import { IVF_MIN_ROWS, trainIvf, type IvfIndex } from './ivf.js';
 import type { StoreHit, StoreSearch } from './types.js';
@@ -51,6 +50,30 @@ interface Posting {
   slots: Int32Array;
   tfs: Int32Array;
   size: number;
+}
+
+/**
+ * A term held by one row only (most terms of a real corpus: ids, ports, names) is kept as one small
+ * integer, `slot * SOLE_TF + tf`, instead of a Posting (an object, two typed arrays and their
+ * buffers): at 100k rows with ~100k such terms, half a million objects fewer for a collection to mark.
+ */
+const SOLE_TF = 128;
+const SOLE_MAX_SLOT = Math.floor(2 ** 30 / SOLE_TF) - 1;
+
+/**
+ * JSON text as one flat string. V8 builds JSON.stringify's result from parts joined into a tree of
+ * strings (a few objects per row); reading a character flattens it, and the collector then keeps
+ * only the flat string.
+ */
+function flatJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  text.charCodeAt(0);
+  return text;
+}
+
+/** A posting of one (slot, tf) pair, as a number when it fits a small integer. */
+function solePosting(slot: number, tf: number): Posting | number {
+  return tf < SOLE_TF && slot <= SOLE_MAX_SLOT ? slot * SOLE_TF + tf : { slots: Int32Array.of(slot, 0, 0, 0), tfs: Int32Array.of(tf, 0, 0, 0), size: 1 };
 }
 
 /**
@@ -165,9 +188,41 @@ function unit(v: Float32Array): Float32Array | null {
   return out;
 }
 
+/** The row fields a filter compares for equality, held per slot as dictionary codes (`FILTER_FIELDS.length` per slot). */
+const FILTER_FIELDS = ['user_id', 'agent_id', 'app_id', 'run_id', 'owner_id', 'space', 'repo', 'dir', 'category'] as const;
+const F = FILTER_FIELDS.length;
+const OWNER = FILTER_FIELDS.indexOf('owner_id');
+/** The code of a null field. */
+const NULL_CODE = -1;
+/** The code of a value no row holds (matches nothing). */
+const ABSENT_CODE = -2;
+/** Filter keys `compileFilter` answers from the codes; any other one is checked on the parsed row. */
+const CODED_KEYS: ReadonlySet<string> = new Set([...FILTER_FIELDS, 'personal_owner', 'memory_ids']);
+
+/** A filter as code comparisons: per field, the codes it allows (null: any). */
+interface CompiledFilter {
+  fields: { at: number; codes: ReadonlySet<number> | number }[];
+  personalOwner: number | null;
+  memoryIds: ReadonlySet<string> | null;
+}
+
 export class ResidentView {
-  /** Row per slot (null: a free slot). Rows are kept without their vector, which is in `matrix`. */
-  private readonly rows: (VersionRow | null)[] = [];
+  /**
+   * Per slot (null: a free slot), the row without its vector (which is in `matrix`) as one JSON
+   * string, parsed only for a hit or an unusual filter: a major collection then marks one string
+   * per row instead of a row object with its metadata, source and strings (at 100k rows that
+   * marking stalled a server replica for tens of milliseconds every few seconds).
+   */
+  private readonly payloads: (string | null)[] = [];
+  /** Per slot: the row's version_id and memory_id (the same strings as the keys of `slotOf` / `slotsOfMemory`). */
+  private readonly versionIds: (string | null)[] = [];
+  private readonly memoryIds: (string | null)[] = [];
+  /** Per slot: the row's seq (vector ties go to the later write). */
+  private seqs = new Float64Array(64);
+  /** Per slot, FILTER_FIELDS' values as codes of `dict` (NULL_CODE for null). */
+  private fieldCodes = new Int32Array(64 * F);
+  /** Codes of the filter fields' values. Only grows: its size is the distinct values ever held. */
+  private readonly dict = new Map<string, number>();
   /** Code of the model of the vector in each slot's matrix row (-1: no usable vector). */
   private modelIds = new Int32Array(64).fill(-1);
   private readonly modelCodes = new Map<string, number>();
@@ -194,7 +249,7 @@ export class ResidentView {
   private readonly slotOf = new Map<string, number>();
   /** Slots of each memory's rows: a number for the one row most memories have, else an array. */
   private readonly slotsOfMemory = new Map<string, number | number[]>();
-  private readonly postings = new Map<string, Posting>();
+  private readonly postings = new Map<string, Posting | number>();
   private totalLength = 0;
   /** Per-slot text score accumulator, zero between searches. */
   private scratch = new Float64Array(0);
@@ -233,7 +288,11 @@ export class ResidentView {
       const old = this.slotOf.get(r.version_id);
       if (old !== undefined) this.removeSlot(old);
       const slot = this.free.pop() ?? this.newSlot();
-      this.rows[slot] = { ...r, vector: null };
+      this.payloads[slot] = flatJson({ ...r, vector: null });
+      this.versionIds[slot] = r.version_id;
+      this.memoryIds[slot] = r.memory_id;
+      this.seqs[slot] = r.seq;
+      for (let f = 0; f < F; f++) this.fieldCodes[slot * F + f] = this.codeFor(r[FILTER_FIELDS[f]!]);
       this.slotMeta[3 * slot] = r.valid_from;
       this.slotMeta[3 * slot + 1] = r.valid_to ?? Infinity;
       this.slotMeta[3 * slot + 2] = r.space === 'personal' ? 1 : 0;
@@ -248,7 +307,11 @@ export class ResidentView {
       for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
       for (const [t, n] of tf) {
         let p = this.postings.get(t);
-        if (!p) this.postings.set(t, (p = { slots: new Int32Array(4), tfs: new Int32Array(4), size: 0 }));
+        if (p === undefined) {
+          this.postings.set(t, solePosting(slot, n));
+          continue;
+        }
+        if (typeof p === 'number') this.postings.set(t, (p = { slots: Int32Array.of(Math.floor(p / SOLE_TF), 0, 0, 0), tfs: Int32Array.of(p % SOLE_TF, 0, 0, 0), size: 1 }));
         if (p.size === p.slots.length) {
           const slots = new Int32Array(p.size * 2);
           slots.set(p.slots);
@@ -300,7 +363,7 @@ export class ResidentView {
     if (ivf && ivf.modelId === mid && rows < ivf.trainedRows * 2 && rows * 2 > ivf.trainedRows) return;
     const slots = new Int32Array(rows);
     let n = 0;
-    for (let s = 0; s < this.rows.length && n < rows; s++) if (this.modelIds[s] === mid) slots[n++] = s;
+    for (let s = 0; s < this.payloads.length && n < rows; s++) if (this.modelIds[s] === mid) slots[n++] = s;
     this.changedWhileTraining = new Set();
     const run = trainIvf({ dim: this.dim, scan: this.scan, modelId: mid, slots: slots.subarray(0, n), matrix: () => this.matrix })
       .then((index) => {
@@ -335,7 +398,7 @@ export class ResidentView {
     const slot = this.slotOf.get(versionId);
     if (slot === undefined) return;
     this.setVectorAt(slot, vector, model);
-    this.rows[slot] = { ...this.rows[slot]!, embed_model: model };
+    this.payloads[slot] = flatJson({ ...this.rowAt(slot), embed_model: model });
     this.maybeTrain();
   }
 
@@ -350,23 +413,24 @@ export class ResidentView {
     // hundred.
     const t = q.validAt;
     const onlyOwner = isOnlyPersonalOwner(q.filter);
+    const compiled = this.compileFilter(q.filter);
     const ok = (slot: number): boolean => {
       const meta = this.slotMeta;
       if (!(meta[3 * slot]! <= t && t < meta[3 * slot + 1]!)) return false;
       if (onlyOwner && meta[3 * slot + 2] === 0) return true;
-      const row = this.rows[slot];
-      return row !== null && row !== undefined && matchesFilter(row, q.filter);
+      if (this.payloads[slot] === null || this.payloads[slot] === undefined) return false;
+      return compiled ? this.matchesCodes(slot, compiled) : matchesFilter(this.rowAt(slot), q.filter);
     };
     const hits = new Map<string, StoreHit>();
     if (query) {
-      const bySeq = (slot: number): number => this.rows[slot]!.seq;
+      const bySeq = (slot: number): number => this.seqs[slot]!;
       let top = ivf ? this.ivfTop(ivf, mid, query, q.limit, ok, bySeq) : null;
       if (!top) {
         // Every row scored (no index, or one a filter makes useless): the scan is the search's one
         // await, and everything after it reads one state of the view.
-        const all = await this.scan.scores(this.matrix, this.rows.length, query);
+        const all = await this.scan.scores(this.matrix, this.payloads.length, query);
         top = new TopK(q.limit, bySeq);
-        const n = Math.min(all.length, this.rows.length);
+        const n = Math.min(all.length, this.payloads.length);
         for (let s = 0; s < n; s++) {
           if (this.modelIds[s] !== mid || !top.admits(all[s]!, s) || !ok(s)) continue;
           top.push(s, all[s]!);
@@ -374,16 +438,15 @@ export class ResidentView {
       }
       for (const s of top.slots) {
         // Scored again here: a slot written while the scan ran may hold another vector now.
-        const row = this.rows[s]!;
-        hits.set(row.version_id, { row: cloneRow(row), vectorScore: rowDot(this.matrix, s, query), textScore: null });
+        hits.set(this.versionIds[s]!, { row: this.rowAt(s), vectorScore: rowDot(this.matrix, s, query), textScore: null });
       }
     }
     if (q.text) {
       for (const [s, score] of this.textTop(queryTerms(q.text), q.limit, ok)) {
-        const row = this.rows[s]!;
-        const hit = hits.get(row.version_id);
+        const id = this.versionIds[s]!;
+        const hit = hits.get(id);
         if (hit) hit.textScore = score;
-        else hits.set(row.version_id, { row: cloneRow(row), vectorScore: null, textScore: score });
+        else hits.set(id, { row: this.rowAt(s), vectorScore: null, textScore: score });
       }
     }
     return [...hits.values()];
@@ -451,16 +514,18 @@ export class ResidentView {
     const docs = this.size;
     if (docs === 0 || qTerms.length === 0) return [];
     const avg = this.totalLength / docs || 1;
-    if (this.scratch.length < this.rows.length) this.scratch = new Float64Array(Math.max(this.rows.length, this.scratch.length * 2));
-    if (this.touched.length < this.rows.length) this.touched = new Int32Array(Math.max(this.rows.length, this.touched.length * 2));
+    const slots = this.payloads.length;
+    if (this.scratch.length < slots) this.scratch = new Float64Array(Math.max(slots, this.scratch.length * 2));
+    if (this.touched.length < slots) this.touched = new Int32Array(Math.max(slots, this.touched.length * 2));
     const acc = this.scratch;
     const touched = this.touched;
     const lengths = this.lengths;
     const norms = bm25LengthNorms(avg, this.maxLength);
     let n = 0;
     for (const t of qTerms) {
-      const p = this.postings.get(t);
-      if (!p) continue;
+      const held = this.postings.get(t);
+      if (held === undefined) continue;
+      const p = typeof held === 'number' ? { slots: [Math.floor(held / SOLE_TF)], tfs: [held % SOLE_TF], size: 1 } : held;
       const idf = bm25Idf(docs, p.size);
       const slots = p.slots;
       const tfs = p.tfs;
@@ -486,8 +551,10 @@ export class ResidentView {
   }
 
   private newSlot(): number {
-    const slot = this.rows.length;
-    this.rows.push(null);
+    const slot = this.payloads.length;
+    this.payloads.push(null);
+    this.versionIds.push(null);
+    this.memoryIds.push(null);
     if (slot >= this.modelIds.length) {
       const ids = new Int32Array(this.modelIds.length * 2).fill(-1);
       ids.set(this.modelIds);
@@ -502,6 +569,12 @@ export class ResidentView {
       const meta = freeMeta(n);
       meta.set(this.slotMeta);
       this.slotMeta = meta;
+      const seqs = new Float64Array(n);
+      seqs.set(this.seqs);
+      this.seqs = seqs;
+      const codes = new Int32Array(n * F);
+      codes.set(this.fieldCodes);
+      this.fieldCodes = codes;
     }
     if ((slot + 1) * this.dim > this.matrix.length) {
       // A scan in flight keeps the old matrix (its tensor holds it).
@@ -538,33 +611,86 @@ export class ResidentView {
   }
 
   private removeSlot(slot: number): void {
-    const row = this.rows[slot];
-    if (!row) return;
+    const versionId = this.versionIds[slot];
+    const memoryId = this.memoryIds[slot];
+    if (!versionId || !memoryId) return;
     const own = this.docTerms[slot]!;
     for (const t of own ? own.split(' ') : []) {
       const p = this.postings.get(t)!;
+      if (typeof p === 'number') {
+        this.postings.delete(t);
+        continue;
+      }
       const i = p.slots.subarray(0, p.size).indexOf(slot);
       const last = p.size - 1;
       p.slots[i] = p.slots[last]!;
       p.tfs[i] = p.tfs[last]!;
       p.size = last;
       if (last === 0) this.postings.delete(t);
+      else if (last === 1) this.postings.set(t, solePosting(p.slots[0]!, p.tfs[0]!));
     }
     this.totalLength -= this.lengths[slot]!;
     this.docTerms[slot] = '';
     this.lengths[slot] = 0;
-    this.rows[slot] = null;
+    this.payloads[slot] = null;
+    this.versionIds[slot] = null;
+    this.memoryIds[slot] = null;
     this.slotMeta[3 * slot] = Infinity;
     this.slotMeta[3 * slot + 1] = -Infinity;
     this.setVectorAt(slot, null, null);
-    this.slotOf.delete(row.version_id);
-    const mine = this.slotsOfMemory.get(row.memory_id)!;
-    if (typeof mine === 'number') this.slotsOfMemory.delete(row.memory_id);
+    this.slotOf.delete(versionId);
+    const mine = this.slotsOfMemory.get(memoryId)!;
+    if (typeof mine === 'number') this.slotsOfMemory.delete(memoryId);
     else {
       mine.splice(mine.indexOf(slot), 1);
-      if (mine.length === 1) this.slotsOfMemory.set(row.memory_id, mine[0]!);
+      if (mine.length === 1) this.slotsOfMemory.set(memoryId, mine[0]!);
     }
     this.free.push(slot);
+  }
+
+  /** The row held in `slot`, a fresh object (vector null): what a hit hands out. */
+  private rowAt(slot: number): VersionRow {
+    return JSON.parse(this.payloads[slot]!) as VersionRow;
+  }
+
+  /** The code of a filter field's value, assigned on first sight. */
+  private codeFor(value: string | null): number {
+    if (value === null) return NULL_CODE;
+    let code = this.dict.get(value);
+    if (code === undefined) this.dict.set(value, (code = this.dict.size));
+    return code;
+  }
+
+  /**
+   * `f` as code comparisons, or null when it says something the codes do not hold (metadata, time
+   * ranges, any_of): those searches check each candidate on its parsed row.
+   */
+  private compileFilter(f: MemoryFilter): CompiledFilter | null {
+    const fields: CompiledFilter['fields'] = [];
+    for (const k in f) {
+      const want = (f as Record<string, unknown>)[k];
+      if (want === undefined) continue;
+      if (!CODED_KEYS.has(k)) return null;
+      const at = (FILTER_FIELDS as readonly string[]).indexOf(k);
+      if (at < 0) continue;
+      const code = (v: string | null): number => (v === null ? NULL_CODE : (this.dict.get(v) ?? ABSENT_CODE));
+      if (Array.isArray(want)) fields.push({ at, codes: new Set((want as string[]).map(code).filter((c) => c !== ABSENT_CODE && c !== NULL_CODE)) });
+      else fields.push({ at, codes: code(want as string | null) });
+    }
+    const owner = f.personal_owner;
+    return { fields, personalOwner: owner === undefined ? null : (this.dict.get(owner) ?? ABSENT_CODE), memoryIds: f.memory_ids ? new Set(f.memory_ids) : null };
+  }
+
+  /** Whether the row in `slot` passes a compiled filter (the semantics of `matchesFilter`). */
+  private matchesCodes(slot: number, c: CompiledFilter): boolean {
+    const base = slot * F;
+    for (const { at, codes } of c.fields) {
+      const have = this.fieldCodes[base + at]!;
+      if (typeof codes === 'number' ? have !== codes : !codes.has(have)) return false;
+    }
+    if (c.memoryIds && !c.memoryIds.has(this.memoryIds[slot]!)) return false;
+    if (c.personalOwner !== null && this.slotMeta[3 * slot + 2] === 1 && this.fieldCodes[base + OWNER] !== c.personalOwner) return false;
+    return true;
   }
 }
 

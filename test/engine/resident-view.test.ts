@@ -1,7 +1,8 @@
 /** ResidentView (the in-memory current view) and VectorScan against plain reference computations. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cosine, FakeEmbedder, type VersionRow } from '../../engine/index.js';
+import { cosine, FakeEmbedder, type MemoryFilter, type VersionRow } from '../../engine/index.js';
+import { matchesFilter } from '../../engine/store/filter.js';
 import { ResidentView } from '../../engine/store/resident-view.js';
 import { JS_SCAN_MAX_PRODUCTS, scanInJs, VectorScan } from '../../engine/store/vector-scan.js';
 import { Bm25Index } from '../../engine/text/bm25.js';
@@ -48,6 +49,52 @@ function reference(rows: readonly VersionRow[], q: { text: string | null; vector
 
 describe('ResidentView', () => {
   const scan = new VectorScan(16);
+
+  it('filters exactly as matchesFilter does: equality, null, lists, the personal owner, ids, and what it checks on the row', async () => {
+    const users = ['alice', 'bob', 'carol'];
+    const repos = ['github.com/acme/app', 'github.com/acme/api', null];
+    const rows: VersionRow[] = Array.from({ length: 60 }, (_, i) => ({
+      ...row({
+        content: `shared note${i}`,
+        user_id: users[i % 3]!,
+        repo: repos[i % 3 === 0 ? 2 : i % 2]!,
+        space: i % 4 === 0 ? 'personal' : 'project',
+        owner_id: i % 4 === 0 ? users[(i >> 2) % 3]! : null,
+        run_id: i % 5 === 0 ? `run-${i % 3}` : null,
+        category: i % 2 ? 'decision' : 'fact',
+        metadata: { kind: i % 3 ? 'episode' : 'memory', n: i },
+        recorded_at: T + i,
+        created_at: T + i,
+        valid_from: T,
+      }),
+      seq: i + 1,
+    }));
+    const view = new ResidentView(16, scan);
+    view.add(rows);
+    const filters: MemoryFilter[] = [
+      {},
+      { user_id: 'bob' },
+      { user_id: ['alice', 'carol', 'nobody'] },
+      { repo: null },
+      { repo: 'github.com/acme/api', category: 'fact' },
+      { run_id: 'run-1' },
+      { run_id: null, space: 'project' },
+      { user_id: 'nobody' },
+      { personal_owner: 'alice' },
+      { personal_owner: 'nobody', repo: ['github.com/acme/app'] },
+      { memory_ids: [rows[3]!.memory_id, rows[7]!.memory_id, 'missing'] },
+      { metadata: { kind: 'memory' } },
+      { created_at: { gte: T + 30 }, user_id: 'alice' },
+      { any_of: [{ repo: null }, { user_id: 'bob', personal_owner: 'carol' }] },
+    ];
+    for (const filter of filters) {
+      const got = (await view.search({ text: 'shared', vector: null, model: null, filter, validAt: T + 1, limit: 100 })).map((h) => h.row.version_id).sort();
+      const want = rows.filter((r) => matchesFilter(r, filter)).map((r) => r.version_id).sort();
+      assert.deepEqual(got, want, JSON.stringify(filter));
+    }
+    const [hit] = await view.search({ text: 'note7', vector: null, model: null, filter: {}, validAt: T + 1, limit: 1 });
+    assert.deepEqual(hit?.row, { ...rows[7]!, vector: null }, 'a hit is the row as it was added, without its vector');
+  });
 
   it('drops every row of a memory held in several rows, and only its rows, from both channels', async () => {
     const rows = await rowsOf(6, 16);
