@@ -197,13 +197,15 @@ const NULL_CODE = -1;
 /** The code of a value no row holds (matches nothing). */
 const ABSENT_CODE = -2;
 /** Filter keys `compileFilter` answers from the codes; any other one is checked on the parsed row. */
-const CODED_KEYS: ReadonlySet<string> = new Set([...FILTER_FIELDS, 'personal_owner', 'memory_ids']);
+const CODED_KEYS: ReadonlySet<string> = new Set([...FILTER_FIELDS, 'personal_owner', 'memory_ids', 'any_of']);
 
 /** A filter as code comparisons: per field, the codes it allows (null: any). */
 interface CompiledFilter {
   fields: { at: number; codes: ReadonlySet<number> | number }[];
   personalOwner: number | null;
   memoryIds: ReadonlySet<string> | null;
+  /** Alternatives, one of which must pass (the daemon's recall: project, personal, session). */
+  anyOf: CompiledFilter[] | null;
 }
 
 export class ResidentView {
@@ -663,14 +665,24 @@ export class ResidentView {
 
   /**
    * `f` as code comparisons, or null when it says something the codes do not hold (metadata, time
-   * ranges, any_of): those searches check each candidate on its parsed row.
+   * ranges): those searches check each candidate on its parsed row.
    */
   private compileFilter(f: MemoryFilter): CompiledFilter | null {
     const fields: CompiledFilter['fields'] = [];
+    let anyOf: CompiledFilter[] | null = null;
     for (const k in f) {
       const want = (f as Record<string, unknown>)[k];
       if (want === undefined) continue;
       if (!CODED_KEYS.has(k)) return null;
+      if (k === 'any_of') {
+        anyOf = [];
+        for (const sub of want as MemoryFilter[]) {
+          const c = this.compileFilter(sub);
+          if (!c) return null;
+          anyOf.push(c);
+        }
+        continue;
+      }
       const at = (FILTER_FIELDS as readonly string[]).indexOf(k);
       if (at < 0) continue;
       const code = (v: string | null): number => (v === null ? NULL_CODE : (this.dict.get(v) ?? ABSENT_CODE));
@@ -678,7 +690,7 @@ export class ResidentView {
       else fields.push({ at, codes: code(want as string | null) });
     }
     const owner = f.personal_owner;
-    return { fields, personalOwner: owner === undefined ? null : (this.dict.get(owner) ?? ABSENT_CODE), memoryIds: f.memory_ids ? new Set(f.memory_ids) : null };
+    return { fields, personalOwner: owner === undefined ? null : (this.dict.get(owner) ?? ABSENT_CODE), memoryIds: f.memory_ids ? new Set(f.memory_ids) : null, anyOf };
   }
 
   /** Whether the row in `slot` passes a compiled filter (the semantics of `matchesFilter`). */
@@ -690,6 +702,7 @@ export class ResidentView {
     }
     if (c.memoryIds && !c.memoryIds.has(this.memoryIds[slot]!)) return false;
     if (c.personalOwner !== null && this.slotMeta[3 * slot + 2] === 1 && this.fieldCodes[base + OWNER] !== c.personalOwner) return false;
+    if (c.anyOf && !c.anyOf.some((sub) => this.matchesCodes(slot, sub))) return false;
     return true;
   }
 }

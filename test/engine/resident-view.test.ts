@@ -86,6 +86,9 @@ describe('ResidentView', () => {
       { metadata: { kind: 'memory' } },
       { created_at: { gte: T + 30 }, user_id: 'alice' },
       { any_of: [{ repo: null }, { user_id: 'bob', personal_owner: 'carol' }] },
+      { any_of: [{ repo: 'github.com/acme/app', space: 'project' }, { space: 'personal', owner_id: 'alice' }, { run_id: 'run-2' }] },
+      { any_of: [{ repo: 'github.com/acme/api' }, { metadata: { kind: 'memory' } }] },
+      { any_of: [] },
     ];
     for (const filter of filters) {
       const got = (await view.search({ text: 'shared', vector: null, model: null, filter, validAt: T + 1, limit: 100 })).map((h) => h.row.version_id).sort();
