@@ -171,12 +171,6 @@ function freeMeta(slots: number): Float64Array {
   return meta;
 }
 
-/** Whether a filter says nothing but which member's personal memories may be seen. */
-function isOnlyPersonalOwner(f: MemoryFilter): boolean {
-  for (const k in f) if (k !== 'personal_owner' && (f as Record<string, unknown>)[k] !== undefined) return false;
-  return true;
-}
-
 /** `v` scaled to unit length (null for a zero vector: it has no direction to compare). */
 function unit(v: Float32Array): Float32Array | null {
   let n = 0;
@@ -409,18 +403,14 @@ export class ResidentView {
     const mid = q.model ? (this.modelCodes.get(q.model) ?? -1) : -1;
     const query = q.vector && mid >= 0 && q.vector.length === this.dim ? unit(q.vector) : null;
     const ivf = query && !q.exact && this.ivf?.modelId === mid ? this.ivf : null;
-    // The valid time from one typed array, and a filter of nothing but the personal-space owner
-    // (what every search of a server member carries) without reading the row unless it is
-    // personal: a row object is a few cache misses away, and candidates are asked about by the
-    // hundred.
+    // The valid time from one typed array (a free slot is valid at no time), then the filter on
+    // the slot's codes: candidates are asked about by the hundred, and a row is parsed only for a
+    // filter the codes do not hold.
     const t = q.validAt;
-    const onlyOwner = isOnlyPersonalOwner(q.filter);
     const compiled = this.compileFilter(q.filter);
     const ok = (slot: number): boolean => {
       const meta = this.slotMeta;
       if (!(meta[3 * slot]! <= t && t < meta[3 * slot + 1]!)) return false;
-      if (onlyOwner && meta[3 * slot + 2] === 0) return true;
-      if (this.payloads[slot] === null || this.payloads[slot] === undefined) return false;
       return compiled ? this.matchesCodes(slot, compiled) : matchesFilter(this.rowAt(slot), q.filter);
     };
     const hits = new Map<string, StoreHit>();
