@@ -205,9 +205,14 @@ export class PgEventLog implements ProjectEventLog {
    * They reach this replica's index at the next `flush` (call it once `tx` committed).
    */
   async writeIn(tx: SqlQueryable, inputs: readonly EventInput[]): Promise<void> {
+    await this.insertIn(tx, inputs, false);
+  }
+
+  /** `inputs` as events of `tx`; `fresh`: they stand for versions no event can stand for yet. */
+  private async insertIn(tx: SqlQueryable, inputs: readonly EventInput[], fresh: boolean): Promise<void> {
     if (inputs.length === 0) return;
     const created_at = new Date().toISOString();
-    if ((await this.insert(tx, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })))) > 0) this.fannedOutElsewhere = true;
+    if ((await this.insert(tx, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })), fresh)) > 0) this.fannedOutElsewhere = true;
   }
 
   /**
@@ -217,12 +222,7 @@ export class PgEventLog implements ProjectEventLog {
    */
   recordWithVersions(store: MemoryStore, events: (rows: readonly VersionRow[]) => EventInput[]): boolean {
     if (!(store instanceof PgStore)) return false;
-    store.alsoInTransaction(async (tx, rows) => {
-      const inputs = events(rows);
-      if (inputs.length === 0) return;
-      const created_at = new Date().toISOString();
-      if ((await this.insert(tx, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })), true)) > 0) this.fannedOutElsewhere = true;
-    });
+    store.alsoInTransaction((tx, rows) => this.insertIn(tx, events(rows), true));
     return true;
   }
 
