@@ -19,6 +19,8 @@ import { matchesFilter } from './filter.js';
 import { INT8_BATCH } from './int8-lists.js';
 import { IVF_MIN_ROWS, trainIvf, type IvfIndex } from './ivf.js';
 import type { StoreHit, StoreSearch } from './types.js';
+import { SlotArena } from './slot-arena.js';
+import { StringTable } from './string-table.js';
 import { rowDot, type VectorScan } from './vector-scan.js';
 
 /** A search of the current view: a StoreSearch without the history options. */
@@ -60,15 +62,15 @@ interface Posting {
 const SOLE_TF = 128;
 const SOLE_MAX_SLOT = Math.floor(2 ** 30 / SOLE_TF) - 1;
 
-/**
- * JSON text as one flat string. V8 builds JSON.stringify's result from parts joined into a tree of
- * strings (a few objects per row); reading a character flattens it, and the collector then keeps
- * only the flat string.
- */
-function flatJson(value: unknown): string {
-  const text = JSON.stringify(value);
-  text.charCodeAt(0);
-  return text;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** `a` grown to at least `n` entries, new ones set to `fill`. */
+function grown(a: Int32Array<ArrayBuffer>, n: number, fill: number): Int32Array<ArrayBuffer> {
+  if (n <= a.length) return a;
+  const out = new Int32Array(Math.max(n, a.length * 2)).fill(fill);
+  out.set(a);
+  return out;
 }
 
 /** A posting of one (slot, tf) pair, as a number when it fits a small integer. */
@@ -197,22 +199,35 @@ const CODED_KEYS: ReadonlySet<string> = new Set([...FILTER_FIELDS, 'personal_own
 interface CompiledFilter {
   fields: { at: number; codes: ReadonlySet<number> | number }[];
   personalOwner: number | null;
-  memoryIds: ReadonlySet<string> | null;
+  /** Ids of `memories` (a memory the view does not hold cannot match). */
+  memoryIds: ReadonlySet<number> | null;
   /** Alternatives, one of which must pass (the daemon's recall: project, personal, session). */
   anyOf: CompiledFilter[] | null;
 }
 
 export class ResidentView {
   /**
-   * Per slot (null: a free slot), the row without its vector (which is in `matrix`) as one JSON
-   * string, parsed only for a hit or an unusual filter: a major collection then marks one string
-   * per row instead of a row object with its metadata, source and strings (at 100k rows that
-   * marking stalled a server replica for tens of milliseconds every few seconds).
+   * Every per-row string lives off the JavaScript heap, in typed arrays: the row without its vector
+   * (in `matrix`) as UTF-8 JSON, parsed only for a hit or an unusual filter; its version and memory
+   * ids and its terms as ids of string tables. A major collection marks objects, and at 100k rows
+   * the strings and map entries these replace were ~1 million of them: 40–60 ms of marking that
+   * stalled a busy server replica every few seconds (BENCHMARKS.md, "Server backends").
    */
-  private readonly payloads: (string | null)[] = [];
-  /** Per slot: the row's version_id and memory_id (the same strings as the keys of `slotOf` / `slotsOfMemory`). */
-  private readonly versionIds: (string | null)[] = [];
-  private readonly memoryIds: (string | null)[] = [];
+  private readonly rows = new SlotArena((n) => new Uint8Array(n));
+  /** Slots in use or free (the matrix rows a scan covers). */
+  private slotCount = 0;
+  private readonly versions = new StringTable();
+  /** Per slot: the id in `versions` of its row's version_id (-1: a free slot). */
+  private versionOf = new Int32Array(64).fill(-1);
+  /** Per id of `versions`: the slot holding that version (-1: none). */
+  private slotOfVersion = new Int32Array(64).fill(-1);
+  private readonly memories = new StringTable();
+  /** Per slot: the id in `memories` of its row's memory_id. */
+  private memoryOf = new Int32Array(64).fill(-1);
+  /** Per id of `memories`: the first slot of a row of that memory; the others follow through `nextOfMemory`. */
+  private firstOfMemory = new Int32Array(64).fill(-1);
+  /** Per slot: the next slot holding a row of the same memory (-1: the last). */
+  private nextOfMemory = new Int32Array(64).fill(-1);
   /** Per slot: the row's seq (vector ties go to the later write). */
   private seqs = new Float64Array(64);
   /** Per slot, FILTER_FIELDS' values as codes of `dict` (NULL_CODE for null). */
@@ -224,11 +239,11 @@ export class ResidentView {
   private readonly modelCodes = new Map<string, number>();
   /** Rows with a usable vector, per model code. */
   private readonly modelRows: number[] = [];
-  /**
-   * Distinct terms of each slot's row, joined by spaces (terms hold none): one string per row
-   * instead of an array of them, so a major collection marks 100k objects fewer at 100k rows.
-   */
-  private readonly docTerms: string[] = [];
+  /** Per slot: the ids in `terms` of its row's distinct terms. */
+  private readonly termsOf = new SlotArena((n) => new Int32Array(n));
+  private readonly terms = new StringTable();
+  /** Per id of `terms`: its posting (undefined: a free id). */
+  private readonly postings: (Posting | number | undefined)[] = [];
   /** Term count of each slot's row. */
   private lengths = new Int32Array(64);
   /**
@@ -242,11 +257,9 @@ export class ResidentView {
   private touched = new Int32Array(0);
   private matrix: Float32Array;
   private readonly free: number[] = [];
-  private readonly slotOf = new Map<string, number>();
-  /** Slots of each memory's rows: a number for the one row most memories have, else an array. */
-  private readonly slotsOfMemory = new Map<string, number | number[]>();
-  private readonly postings = new Map<string, Posting | number>();
   private totalLength = 0;
+  /** Scratch for a row's UTF-8 JSON on its way into `rows`. */
+  private textBytes = new Uint8Array(4096);
   /** Per-slot text score accumulator, zero between searches. */
   private scratch = new Float64Array(0);
   private readonly approximateFrom: number;
@@ -271,7 +284,7 @@ export class ResidentView {
 
   /** Rows held. */
   get size(): number {
-    return this.slotOf.size;
+    return this.versions.size;
   }
 
   /**
@@ -281,33 +294,38 @@ export class ResidentView {
    */
   add(rows: readonly VersionRow[], train = true): void {
     for (const r of rows) {
-      const old = this.slotOf.get(r.version_id);
-      if (old !== undefined) this.removeSlot(old);
+      const held = this.versions.id(r.version_id);
+      if (held >= 0 && this.slotOfVersion[held]! >= 0) this.removeSlot(this.slotOfVersion[held]!);
       const slot = this.free.pop() ?? this.newSlot();
-      this.payloads[slot] = flatJson({ ...r, vector: null });
-      this.versionIds[slot] = r.version_id;
-      this.memoryIds[slot] = r.memory_id;
+      this.setRow(slot, { ...r, vector: null });
+      const vid = this.versions.add(r.version_id);
+      this.slotOfVersion = grown(this.slotOfVersion, vid + 1, -1);
+      this.slotOfVersion[vid] = slot;
+      this.versionOf[slot] = vid;
+      const mid = this.memories.add(r.memory_id);
+      this.firstOfMemory = grown(this.firstOfMemory, mid + 1, -1);
+      this.memoryOf[slot] = mid;
+      this.nextOfMemory[slot] = this.firstOfMemory[mid]!;
+      this.firstOfMemory[mid] = slot;
       this.seqs[slot] = r.seq;
       for (let f = 0; f < F; f++) this.fieldCodes[slot * F + f] = this.codeFor(r[FILTER_FIELDS[f]!]);
       this.slotMeta[3 * slot] = r.valid_from;
       this.slotMeta[3 * slot + 1] = r.valid_to ?? Infinity;
       this.slotMeta[3 * slot + 2] = r.space === 'personal' ? 1 : 0;
       this.setVectorAt(slot, r.vector, r.embed_model);
-      this.slotOf.set(r.version_id, slot);
-      const mine = this.slotsOfMemory.get(r.memory_id);
-      if (mine === undefined) this.slotsOfMemory.set(r.memory_id, slot);
-      else if (typeof mine === 'number') this.slotsOfMemory.set(r.memory_id, [mine, slot]);
-      else mine.push(slot);
       const ts = terms(r.content);
       const tf = new Map<string, number>();
       for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
+      const ids: number[] = [];
       for (const [t, n] of tf) {
-        let p = this.postings.get(t);
+        const tid = this.terms.add(t);
+        ids.push(tid);
+        let p = this.postings[tid];
         if (p === undefined) {
-          this.postings.set(t, solePosting(slot, n));
+          this.postings[tid] = solePosting(slot, n);
           continue;
         }
-        if (typeof p === 'number') this.postings.set(t, (p = { slots: Int32Array.of(Math.floor(p / SOLE_TF), 0, 0, 0), tfs: Int32Array.of(p % SOLE_TF, 0, 0, 0), size: 1 }));
+        if (typeof p === 'number') this.postings[tid] = p = { slots: Int32Array.of(Math.floor(p / SOLE_TF), 0, 0, 0), tfs: Int32Array.of(p % SOLE_TF, 0, 0, 0), size: 1 };
         if (p.size === p.slots.length) {
           const slots = new Int32Array(p.size * 2);
           slots.set(p.slots);
@@ -319,7 +337,7 @@ export class ResidentView {
         p.slots[p.size] = slot;
         p.tfs[p.size++] = n;
       }
-      this.docTerms[slot] = [...tf.keys()].join(' ');
+      this.termsOf.set(slot, ids);
       this.lengths[slot] = ts.length;
       if (ts.length > this.maxLength) this.maxLength = ts.length;
       this.totalLength += ts.length;
@@ -359,7 +377,7 @@ export class ResidentView {
     if (ivf && ivf.modelId === mid && rows < ivf.trainedRows * 2 && rows * 2 > ivf.trainedRows) return;
     const slots = new Int32Array(rows);
     let n = 0;
-    for (let s = 0; s < this.payloads.length && n < rows; s++) if (this.modelIds[s] === mid) slots[n++] = s;
+    for (let s = 0; s < this.slotCount && n < rows; s++) if (this.modelIds[s] === mid) slots[n++] = s;
     this.changedWhileTraining = new Set();
     const run = trainIvf({ dim: this.dim, scan: this.scan, modelId: mid, slots: slots.subarray(0, n), matrix: () => this.matrix })
       .then((index) => {
@@ -382,19 +400,22 @@ export class ResidentView {
   /** Drop every row of these memories. */
   removeMemories(memoryIds: Iterable<string>): void {
     for (const id of memoryIds) {
-      const slots = this.slotsOfMemory.get(id);
-      if (slots === undefined) continue;
-      for (const s of typeof slots === 'number' ? [slots] : [...slots]) this.removeSlot(s);
+      const mid = this.memories.id(id);
+      if (mid < 0) continue;
+      const slots: number[] = [];
+      for (let s = this.firstOfMemory[mid]!; s >= 0; s = this.nextOfMemory[s]!) slots.push(s);
+      for (const s of slots) this.removeSlot(s);
     }
     this.maybeTrain();
   }
 
   /** A held row got a (new) vector. */
   setVector(versionId: string, vector: Float32Array, model: string): void {
-    const slot = this.slotOf.get(versionId);
-    if (slot === undefined) return;
+    const vid = this.versions.id(versionId);
+    const slot = vid >= 0 ? this.slotOfVersion[vid]! : -1;
+    if (slot < 0) return;
     this.setVectorAt(slot, vector, model);
-    this.payloads[slot] = flatJson({ ...this.rowAt(slot), embed_model: model });
+    this.setRow(slot, { ...this.rowAt(slot), embed_model: model });
     this.maybeTrain();
   }
 
@@ -413,16 +434,16 @@ export class ResidentView {
       if (!(meta[3 * slot]! <= t && t < meta[3 * slot + 1]!)) return false;
       return compiled ? this.matchesCodes(slot, compiled) : matchesFilter(this.rowAt(slot), q.filter);
     };
-    const hits = new Map<string, StoreHit>();
+    const hits = new Map<number, StoreHit>(); // by slot
     if (query) {
       const bySeq = (slot: number): number => this.seqs[slot]!;
       let top = ivf ? this.ivfTop(ivf, mid, query, q.limit, ok, bySeq) : null;
       if (!top) {
         // Every row scored (no index, or one a filter makes useless): the scan is the search's one
         // await, and everything after it reads one state of the view.
-        const all = await this.scan.scores(this.matrix, this.payloads.length, query);
+        const all = await this.scan.scores(this.matrix, this.slotCount, query);
         top = new TopK(q.limit, bySeq);
-        const n = Math.min(all.length, this.payloads.length);
+        const n = Math.min(all.length, this.slotCount);
         for (let s = 0; s < n; s++) {
           if (this.modelIds[s] !== mid || !top.admits(all[s]!, s) || !ok(s)) continue;
           top.push(s, all[s]!);
@@ -430,15 +451,14 @@ export class ResidentView {
       }
       for (const s of top.slots) {
         // Scored again here: a slot written while the scan ran may hold another vector now.
-        hits.set(this.versionIds[s]!, { row: this.rowAt(s), vectorScore: rowDot(this.matrix, s, query), textScore: null });
+        hits.set(s, { row: this.rowAt(s), vectorScore: rowDot(this.matrix, s, query), textScore: null });
       }
     }
     if (q.text) {
       for (const [s, score] of this.textTop(queryTerms(q.text), q.limit, ok)) {
-        const id = this.versionIds[s]!;
-        const hit = hits.get(id);
+        const hit = hits.get(s);
         if (hit) hit.textScore = score;
-        else hits.set(id, { row: this.rowAt(s), vectorScore: null, textScore: score });
+        else hits.set(s, { row: this.rowAt(s), vectorScore: null, textScore: score });
       }
     }
     return [...hits.values()];
@@ -506,7 +526,7 @@ export class ResidentView {
     const docs = this.size;
     if (docs === 0 || qTerms.length === 0) return [];
     const avg = this.totalLength / docs || 1;
-    const slots = this.payloads.length;
+    const slots = this.slotCount;
     if (this.scratch.length < slots) this.scratch = new Float64Array(Math.max(slots, this.scratch.length * 2));
     if (this.touched.length < slots) this.touched = new Int32Array(Math.max(slots, this.touched.length * 2));
     const acc = this.scratch;
@@ -515,7 +535,8 @@ export class ResidentView {
     const norms = bm25LengthNorms(avg, this.maxLength);
     let n = 0;
     for (const t of qTerms) {
-      const held = this.postings.get(t);
+      const tid = this.terms.id(t);
+      const held = tid >= 0 ? this.postings[tid] : undefined;
       if (held === undefined) continue;
       const p = typeof held === 'number' ? { slots: [Math.floor(held / SOLE_TF)], tfs: [held % SOLE_TF], size: 1 } : held;
       const idf = bm25Idf(docs, p.size);
@@ -543,16 +564,15 @@ export class ResidentView {
   }
 
   private newSlot(): number {
-    const slot = this.payloads.length;
-    this.payloads.push(null);
-    this.versionIds.push(null);
-    this.memoryIds.push(null);
+    const slot = this.slotCount++;
+    this.versionOf = grown(this.versionOf, slot + 1, -1);
+    this.memoryOf = grown(this.memoryOf, slot + 1, -1);
+    this.nextOfMemory = grown(this.nextOfMemory, slot + 1, -1);
     if (slot >= this.modelIds.length) {
       const ids = new Int32Array(this.modelIds.length * 2).fill(-1);
       ids.set(this.modelIds);
       this.modelIds = ids;
     }
-    this.docTerms.push('');
     if (slot >= this.lengths.length) {
       const n = this.lengths.length * 2;
       const lengths = new Int32Array(n);
@@ -603,14 +623,12 @@ export class ResidentView {
   }
 
   private removeSlot(slot: number): void {
-    const versionId = this.versionIds[slot];
-    const memoryId = this.memoryIds[slot];
-    if (!versionId || !memoryId) return;
-    const own = this.docTerms[slot]!;
-    for (const t of own ? own.split(' ') : []) {
-      const p = this.postings.get(t)!;
+    const vid = this.versionOf[slot]!;
+    if (vid < 0) return;
+    for (const t of this.termsOf.get(slot)) {
+      const p = this.postings[t]!;
       if (typeof p === 'number') {
-        this.postings.delete(t);
+        this.dropTerm(t);
         continue;
       }
       const i = p.slots.subarray(0, p.size).indexOf(slot);
@@ -618,31 +636,47 @@ export class ResidentView {
       p.slots[i] = p.slots[last]!;
       p.tfs[i] = p.tfs[last]!;
       p.size = last;
-      if (last === 0) this.postings.delete(t);
-      else if (last === 1) this.postings.set(t, solePosting(p.slots[0]!, p.tfs[0]!));
+      if (last === 0) this.dropTerm(t);
+      else if (last === 1) this.postings[t] = solePosting(p.slots[0]!, p.tfs[0]!);
     }
+    this.termsOf.clear(slot);
     this.totalLength -= this.lengths[slot]!;
-    this.docTerms[slot] = '';
     this.lengths[slot] = 0;
-    this.payloads[slot] = null;
-    this.versionIds[slot] = null;
-    this.memoryIds[slot] = null;
+    this.rows.clear(slot);
     this.slotMeta[3 * slot] = Infinity;
     this.slotMeta[3 * slot + 1] = -Infinity;
     this.setVectorAt(slot, null, null);
-    this.slotOf.delete(versionId);
-    const mine = this.slotsOfMemory.get(memoryId)!;
-    if (typeof mine === 'number') this.slotsOfMemory.delete(memoryId);
+    this.versions.remove(vid);
+    this.slotOfVersion[vid] = -1;
+    this.versionOf[slot] = -1;
+    const mid = this.memoryOf[slot]!;
+    if (this.firstOfMemory[mid] === slot) this.firstOfMemory[mid] = this.nextOfMemory[slot]!;
     else {
-      mine.splice(mine.indexOf(slot), 1);
-      if (mine.length === 1) this.slotsOfMemory.set(memoryId, mine[0]!);
+      let s = this.firstOfMemory[mid]!;
+      while (this.nextOfMemory[s] !== slot) s = this.nextOfMemory[s]!;
+      this.nextOfMemory[s] = this.nextOfMemory[slot]!;
     }
+    if (this.firstOfMemory[mid] === -1) this.memories.remove(mid);
+    this.memoryOf[slot] = -1;
+    this.nextOfMemory[slot] = -1;
     this.free.push(slot);
+  }
+
+  private dropTerm(t: number): void {
+    this.postings[t] = undefined;
+    this.terms.remove(t);
+  }
+
+  /** Hold `row` (its vector null) as the slot's JSON. */
+  private setRow(slot: number, row: VersionRow): void {
+    const text = JSON.stringify(row);
+    if (this.textBytes.length < text.length * 3) this.textBytes = new Uint8Array(text.length * 3 + 256);
+    this.rows.set(slot, this.textBytes, encoder.encodeInto(text, this.textBytes).written);
   }
 
   /** The row held in `slot`, a fresh object (vector null): what a hit hands out. */
   private rowAt(slot: number): VersionRow {
-    return JSON.parse(this.payloads[slot]!) as VersionRow;
+    return JSON.parse(decoder.decode(this.rows.get(slot))) as VersionRow;
   }
 
   /** The code of a filter field's value, assigned on first sight. */
@@ -680,7 +714,7 @@ export class ResidentView {
       else fields.push({ at, codes: code(want as string | null) });
     }
     const owner = f.personal_owner;
-    return { fields, personalOwner: owner === undefined ? null : (this.dict.get(owner) ?? ABSENT_CODE), memoryIds: f.memory_ids ? new Set(f.memory_ids) : null, anyOf };
+    return { fields, personalOwner: owner === undefined ? null : (this.dict.get(owner) ?? ABSENT_CODE), memoryIds: f.memory_ids ? new Set(f.memory_ids.map((id) => this.memories.id(id)).filter((m) => m >= 0)) : null, anyOf };
   }
 
   /** Whether the row in `slot` passes a compiled filter (the semantics of `matchesFilter`). */
@@ -690,7 +724,7 @@ export class ResidentView {
       const have = this.fieldCodes[base + at]!;
       if (typeof codes === 'number' ? have !== codes : !codes.has(have)) return false;
     }
-    if (c.memoryIds && !c.memoryIds.has(this.memoryIds[slot]!)) return false;
+    if (c.memoryIds && !c.memoryIds.has(this.memoryOf[slot]!)) return false;
     if (c.personalOwner !== null && this.slotMeta[3 * slot + 2] === 1 && this.fieldCodes[base + OWNER] !== c.personalOwner) return false;
     if (c.anyOf && !c.anyOf.some((sub) => this.matchesCodes(slot, sub))) return false;
     return true;

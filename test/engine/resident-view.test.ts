@@ -181,6 +181,47 @@ describe('ResidentView', () => {
     assert.ok(Math.abs(hit.vectorScore! - 1) < 1e-6);
   });
 
+  it('stays equal to the reference through heavy churn of versions, memories and non-ASCII text', async () => {
+    const r = rng(5);
+    const embedder = new FakeEmbedder(16);
+    const view = new ResidentView(16, scan);
+    const current = new Map<string, VersionRow>(); // by memory id
+    let seq = 0;
+    for (let round = 0; round < 40; round++) {
+      const batch: VersionRow[] = [];
+      for (let i = 0; i < 150; i++) {
+        const memory = `mem-${Math.floor(r() * 400)}-ü`;
+        if (batch.some((b) => b.memory_id === memory)) continue; // one version of a memory per batch
+        const before = current.get(memory);
+        const content = `${Array.from({ length: 20 }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ')} Zürich-${round} キャッシュ${i % 7} ${'x'.repeat(Math.floor(r() * 300))}`;
+        const next = { ...row({ content, vector: await embedder.embedQuery(content), embed_model: embedder.model, valid_from: T }), memory_id: memory, seq: ++seq };
+        if (before) view.removeMemories([memory]);
+        current.set(memory, next);
+        batch.push(next);
+      }
+      view.add(batch);
+      if (round % 3 === 0) {
+        const gone = [...current.keys()].filter(() => r() < 0.1);
+        view.removeMemories(gone);
+        for (const m of gone) current.delete(m);
+      }
+    }
+    const rows = [...current.values()];
+    assert.equal(view.size, rows.length);
+    for (const text of ['zürich-39 postgres', 'キャッシュ3 cache', 'deploy token retry']) {
+      const vector = await embedder.embedQuery(text);
+      const hits = await view.search({ text, vector, model: embedder.model, filter: { memory_ids: rows.slice(0, 200).map((x) => x.memory_id) }, validAt: T + 1, limit: 10 });
+      const want = reference(rows, { text, vector, keep: (x) => rows.indexOf(x) < 200, limit: 10 });
+      assert.deepEqual(
+        hits.filter((h) => h.vectorScore !== null).sort((a, b) => b.vectorScore! - a.vectorScore!).map((h) => h.row.version_id),
+        want.vector,
+      );
+      const textScores = hits.filter((h) => h.textScore !== null).map((h) => h.textScore!).sort((a, b) => b - a);
+      assert.deepEqual(textScores.map((x) => x.toFixed(9)), want.text.map(([, x]) => x.toFixed(9)), text);
+      for (const h of hits) assert.deepEqual(h.row, { ...current.get(h.row.memory_id)!, vector: null }, 'a hit is its row as added');
+    }
+  });
+
   it('hands out copies: changing a hit does not change the view', async () => {
     const view = new ResidentView(16, scan);
     const r = { ...row({ content: 'immutable postgres', metadata: { k: 'v' } }), seq: 1 };
