@@ -65,6 +65,12 @@ const CONNECTIONS = 10;
 const LOWER_RATE = Math.round(RATE * 0.75);
 /** Longest wait for a server to finish what an earlier run left it (searches still queued). */
 const SETTLE_MAX_MS = 600_000;
+/**
+ * Before the two-replica search run, both replicas take its load this long, unmeasured: the second
+ * replica has just started, and a fresh process spends its first seconds compiling its hot paths
+ * (the first replica had the one-replica run). Replicas behind a load balancer run warm.
+ */
+const WARM_SECONDS = 5;
 
 const TECH = ['postgres', 'redis', 'kafka', 'nats', 'sqlite', 'lancedb', 'pnpm', 'vitest', 'esbuild', 'docker', 'terraform', 'grpc', 'graphql', 'tailwind', 'react', 'express', 'zod', 'prisma', 'rust', 'go'];
 const AREA = ['billing', 'search', 'auth', 'onboarding', 'the api gateway', 'background jobs', 'the cli', 'metrics', 'deploys', 'caching', 'logging', 'the mobile app', 'exports', 'webhooks', 'the admin ui'];
@@ -226,14 +232,14 @@ async function load(name: string, url: string, key: string, path_: string, body:
  * a burst of up to `connections` requests, and its latency histogram adds corrected values for a
  * 1 ms expected interval.
  */
-async function fixedRate(name: string, url: string, key: string, path_: string, rate: number, body: () => string): Promise<Row> {
+async function fixedRate(name: string, url: string, key: string, path_: string, rate: number, body: () => string, seconds = DURATION): Promise<Row> {
   // Without a callback loadtest returns a promise (its typings only describe the callback form).
   const run = loadTest as unknown as (options: LoadTestOptions) => Promise<LoadTestResult & { effectiveRps: number }>;
   const r = await run({
     url: url + path_,
     method: 'POST',
     requestsPerSecond: rate,
-    maxSeconds: DURATION,
+    maxSeconds: seconds,
     headers: { authorization: `Bearer ${key}` },
     contentType: 'application/json',
     // loadtest calls a function body once per request (its typings only list string and object).
@@ -382,6 +388,7 @@ async function backendRows(backend: 'embedded' | 'postgres', databaseUrl: string
       const b = await startServer(path.join(dataDir, 'replica-b'), env);
       children.push(b.child);
       await warm(b.url);
+      await Promise.all([a.url, b.url].map((u) => fixedRate('warm-up', u, s.key, '/v1/memories/search', RATE / 2, q, WARM_SECONDS)));
       // Each run starts on quiet replicas: a run the server could not keep up with leaves requests
       // it is still answering (loadtest stops sending but keeps them open), which the next run
       // would otherwise wait behind.
@@ -431,7 +438,7 @@ async function compareBackends(): Promise<void> {
     const section = [
       '## Server backends side by side (`npm run bench:server -- --backend postgres`)',
       '',
-      `${N.toLocaleString('en-US')} memories in one project on each backend (embedded once in ${(c.embedMs / 1000).toFixed(1)} s, then imported through the engine's batch path with those vectors: ${(embedded.seedMs / 1000).toFixed(1)} s embedded, ${(pg.seedMs / 1000).toFixed(1)} s PostgreSQL), model ${modelDescription(path.basename(MODEL_DIR), DTYPE)}, servers as child processes, ${DURATION} s per run, adds from autocannon (closed loop), searches from loadtest (open loop, constant rate). PostgreSQL: ${values['database-url'] ? 'the given database' : 'a PostgreSQL 15 cluster started by the bench (fsync off)'} on the same machine, which has no pgvector: each replica serves both channels from its resident view, caught up from the database's change log before every search. Machine: ${machineDescription()}, load generator, servers and database on the same 2 cores.`,
+      `${N.toLocaleString('en-US')} memories in one project on each backend (embedded once in ${(c.embedMs / 1000).toFixed(1)} s, then imported through the engine's batch path with those vectors: ${(embedded.seedMs / 1000).toFixed(1)} s embedded, ${(pg.seedMs / 1000).toFixed(1)} s PostgreSQL), model ${modelDescription(path.basename(MODEL_DIR), DTYPE)}, servers as child processes, ${DURATION} s per run (the two-replica search run after ${WARM_SECONDS} s of the same load, unmeasured: the second replica has just started), adds from autocannon (closed loop), searches from loadtest (open loop, constant rate). PostgreSQL: ${values['database-url'] ? 'the given database' : 'a PostgreSQL 15 cluster started by the bench (fsync off)'} on the same machine, which has no pgvector: each replica serves both channels from its resident view, caught up from the database's change log before every search. Machine: ${machineDescription()}, load generator, servers and database on the same 2 cores.`,
       '',
       tableText,
       '',
