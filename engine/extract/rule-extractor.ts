@@ -22,6 +22,7 @@ import { MAX_SENTENCE_CHARS, plainQuotes, sentences, stripPastedOutput } from '.
 import { answerDrafts } from './answers.js';
 import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
+import { itemHead } from './list-items.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -355,6 +356,9 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     let text = s.text;
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
+    // A list item without a subject of its own takes its list's lead-in as one, or is no memory.
+    const head = s.lead === undefined ? '' : itemHead(text, s.lead);
+    if (head === null) continue;
     // What the cues read: the sentence without idioms that hold a cue word ("Never mind, I pushed").
     let read = withoutIdioms(text);
     // A user's request whose content lasts (a rule to write down, a decision with its reason, a
@@ -381,7 +385,7 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
       text = `${text} ${next.text}`;
       i++;
     }
-    const content = cleanContent(text);
+    const content = cleanContent(`${head}${text}`);
     if (content.length > MAX_CONTENT_CHARS || words(content).length < MIN_WORDS) continue;
     const discount = turn.role === 'assistant' ? ASSISTANT_DISCOUNT : 0;
     const scores = new Map([...scored.scores].map(([k, v]) => [k, Math.max(0, v - discount)] as const));

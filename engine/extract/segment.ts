@@ -9,6 +9,12 @@ export interface Sentence {
   text: string;
   /** A bullet under a "Summary" / "Decisions" heading: an assistant conclusion by position. */
   concluded: boolean;
+  /**
+   * The first sentence of a list item: the line that introduced its list (a heading, a line ending
+   * in ":", or the parent item ending in ":"), without its colon, or null when nothing introduced it.
+   * Absent for sentences that do not open a list item.
+   */
+  lead?: string | null;
 }
 
 // Our recall hook labels what it injects with this tag; such text is never extracted again.
@@ -68,30 +74,55 @@ export function sentences(text: string): Sentence[] {
   let summary = false;
   let para: string[] = [];
   let paraConcluded = false;
+  // The lead-in of the current list (a heading or a line ending in ":"), the items ending in ":"
+  // that nested items hang under, and the lead of the item being read (undefined: not an item).
+  let listLead: string | null = null;
+  let parents: { indent: number; text: string }[] = [];
+  let itemLead: string | null | undefined;
+  let blank = true;
   const flush = (): void => {
-    if (para.length > 0) for (const s of splitSentences(para.join(' '))) out.push({ text: s, concluded: paraConcluded });
+    if (para.length > 0)
+      splitSentences(para.join(' ')).forEach((s, i) => out.push(i === 0 && itemLead !== undefined ? { text: s, concluded: paraConcluded, lead: itemLead } : { text: s, concluded: paraConcluded }));
     para = [];
     paraConcluded = false;
+    itemLead = undefined;
   };
 
   for (const raw of body.split(/\r?\n/)) {
     if (raw.trim() === '') {
       flush();
+      blank = true;
       continue;
     }
     if (diff && /^[+-]/.test(raw)) continue;
     let line = raw.trim().replace(/^>\s?/, '');
+    const wasBlank = blank;
+    blank = false;
     if (HEADING.test(line) || SUMMARY_LABEL.test(line)) {
       flush();
       summary = SUMMARY_LABEL.test(line) || SUMMARY_HEADING.test(line.replace(HEADING, ''));
+      listLead = leadText(line.replace(HEADING, ''));
+      parents = [];
       continue;
     }
     const bullet = BULLET.test(line);
     if (bullet) {
       flush();
       line = line.replace(BULLET, '');
+      const indent = raw.length - raw.trimStart().length;
+      parents = parents.filter((p) => p.indent < indent);
+      itemLead = parents.at(-1)?.text ?? listLead;
+      if (line.trimEnd().endsWith(':')) parents.push({ indent, text: leadText(line) });
     } else if (para.length === 0) {
       summary = false;
+    }
+    // A line of prose that opens a paragraph ends the list before it; one ending in ":" leads the next.
+    if (!bullet) {
+      if (para.length === 0 || wasBlank) {
+        listLead = null;
+        parents = [];
+      }
+      if (itemLead === undefined && line.trimEnd().endsWith(':')) listLead = leadText([...para, line].join(' '));
     }
     line = line.replace(/\*\*([^*]+)\*\*/g, '$1').replace(/__([^_]+)__/g, '$1');
     if (isCodeLine(line) || isChatterLine(line)) {
@@ -104,6 +135,14 @@ export function sentences(text: string): Sentence[] {
   }
   flush();
   return out;
+}
+
+/** A heading or lead-in line as the words it introduces its list with: no Markdown, no closing colon. */
+function leadText(line: string): string {
+  return line
+    .replace(/\*\*|__/g, '')
+    .replace(/[:\s]+$/, '')
+    .trim();
 }
 
 const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'approx', 'incl', 'fig', 'no', 'mr', 'mrs', 'dr', 'st', 'al']);
