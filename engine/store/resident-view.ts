@@ -733,7 +733,7 @@ export class ResidentView {
 
 /**
  * Rows a store holds in memory by default. At 384 dimensions a row is ~1.5 KB of matrix and ~1 KB of JSON
- * and ids in typed arrays (a 100k view: 13 MB of heap); the daemon at 10k memories idles at ~255 MB,
+ * and ids in typed arrays (a 100k view: 13 MB of heap); the daemon at 10k memories idles at ~245 MB,
  * under its 300 MB target.
  */
 export const DEFAULT_RESIDENT_ROWS = 20_000;
