@@ -428,7 +428,7 @@ export class ResidentView {
     // the slot's codes: candidates are asked about by the hundred, and a row is parsed only for a
     // filter the codes do not hold.
     const t = q.validAt;
-    const compiled = this.compileFilter(q.filter);
+    let compiled = this.compileFilter(q.filter);
     const ok = (slot: number): boolean => {
       const meta = this.slotMeta;
       if (!(meta[3 * slot]! <= t && t < meta[3 * slot + 1]!)) return false;
@@ -442,6 +442,8 @@ export class ResidentView {
         // Every row scored (no index, or one a filter makes useless): the scan is the search's one
         // await, and everything after it reads one state of the view.
         const all = await this.scan.scores(this.matrix, this.slotCount, query);
+        // Compiled again: memory ids of the string table freed meanwhile may name other memories now.
+        compiled = this.compileFilter(q.filter);
         top = new TopK(q.limit, bySeq);
         const n = Math.min(all.length, this.slotCount);
         for (let s = 0; s < n; s++) {

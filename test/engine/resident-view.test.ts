@@ -222,6 +222,19 @@ describe('ResidentView', () => {
     }
   });
 
+  it('filters by memory ids as they are after the scan, when a memory left and another took its place meanwhile', async () => {
+    const embedder = new FakeEmbedder(16);
+    const vector = await embedder.embedQuery('postgres');
+    const view = new ResidentView(16, scan);
+    const a = { ...row({ content: 'postgres a', vector, embed_model: embedder.model, valid_from: T }), memory_id: 'm-a', seq: 1 };
+    view.add([a, { ...row({ content: 'postgres other', vector, embed_model: embedder.model, valid_from: T }), memory_id: 'm-other', seq: 2 }]);
+    const pending = view.search({ text: null, vector, model: embedder.model, filter: { memory_ids: ['m-a'] }, validAt: T + 1, limit: 5, exact: true });
+    // While the scan runs: m-a goes, and a new memory takes the id it had in the view.
+    view.removeMemories(['m-a']);
+    view.add([{ ...row({ content: 'postgres newcomer', vector, embed_model: embedder.model, valid_from: T }), memory_id: 'm-new', seq: 3 }]);
+    assert.deepEqual((await pending).map((h) => h.row.memory_id), []);
+  });
+
   it('hands out copies: changing a hit does not change the view', async () => {
     const view = new ResidentView(16, scan);
     const r = { ...row({ content: 'immutable postgres', metadata: { k: 'v' } }), seq: 1 };
