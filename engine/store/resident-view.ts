@@ -12,8 +12,7 @@
  * the background, picks the rows to score (exactly) instead of the whole matrix. Smaller views
  * stay exact, and `exact` searches scan every row.
  */
-import { BM25_TF_SCALE, bm25Idf, bm25LengthNorms } from '../text/term-stats.js';
-import { queryTerms, terms } from '../text/tokenize.js';
+import { queryTerms } from '../text/tokenize.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { matchesFilter } from './filter.js';
 import { INT8_BATCH } from './int8-lists.js';
@@ -21,6 +20,8 @@ import { IVF_MIN_ROWS, trainIvf, type IvfIndex } from './ivf.js';
 import type { StoreHit, StoreSearch } from './types.js';
 import { SlotArena } from './slot-arena.js';
 import { StringTable } from './string-table.js';
+import { TermIndex } from './term-index.js';
+import { MinHeap, TopK } from './top-k.js';
 import { rowDot, type VectorScan } from './vector-scan.js';
 
 /** A search of the current view: a StoreSearch without the history options. */
@@ -47,21 +48,6 @@ const IVF_MAX_SCAN_SHARE = 0.3;
 export const IVF_RERANK = 4;
 const IVF_RERANK_MIN = 64;
 
-/** The slots holding a term and its count in each, the first `size` entries. */
-interface Posting {
-  slots: Int32Array;
-  tfs: Int32Array;
-  size: number;
-}
-
-/**
- * A term held by one row only (most terms of a real corpus: ids, ports, names) is kept as one small
- * integer, `slot * SOLE_TF + tf`, instead of a Posting (an object, two typed arrays and their
- * buffers): at 100k rows with ~100k such terms, half a million objects fewer for a collection to mark.
- */
-const SOLE_TF = 128;
-const SOLE_MAX_SLOT = Math.floor(2 ** 30 / SOLE_TF) - 1;
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -71,96 +57,6 @@ function grown(a: Int32Array<ArrayBuffer>, n: number, fill: number): Int32Array<
   const out = new Int32Array(Math.max(n, a.length * 2)).fill(fill);
   out.set(a);
   return out;
-}
-
-/** A posting of one (slot, tf) pair, as a number when it fits a small integer. */
-function solePosting(slot: number, tf: number): Posting | number {
-  return tf < SOLE_TF && slot <= SOLE_MAX_SLOT ? slot * SOLE_TF + tf : { slots: Int32Array.of(slot, 0, 0, 0), tfs: Int32Array.of(tf, 0, 0, 0), size: 1 };
-}
-
-/**
- * The `k` best (slot, score) pairs seen, best first. Equal scores keep the order they were met
- * in, or, given `tie` (a slot's rank among equals, lower first), that order: then the result does
- * not depend on the order the slots were visited in.
- */
-class TopK {
-  readonly slots: number[] = [];
-  readonly scores: number[] = [];
-  constructor(
-    private readonly k: number,
-    private readonly tie: ((slot: number) => number) | null = null,
-  ) {}
-
-  get full(): boolean {
-    return this.scores.length >= this.k;
-  }
-
-  admits(score: number, slot = -1): boolean {
-    if (this.k <= 0) return false;
-    if (this.scores.length < this.k) return true;
-    const last = this.scores[this.scores.length - 1]!;
-    return score > last || (score === last && this.tie !== null && this.tie(slot) < this.tie(this.slots[this.slots.length - 1]!));
-  }
-
-  push(slot: number, score: number): void {
-    let i = this.scores.length;
-    while (i > 0 && (this.scores[i - 1]! < score || (this.tie !== null && this.scores[i - 1] === score && this.tie(this.slots[i - 1]!) > this.tie(slot)))) i--;
-    this.slots.splice(i, 0, slot);
-    this.scores.splice(i, 0, score);
-    if (this.scores.length > this.k) {
-      this.slots.pop();
-      this.scores.pop();
-    }
-  }
-}
-
-/** The `k` highest-scoring slots offered, in a binary min-heap (the IVF pass's candidates). */
-class MinHeap {
-  readonly slots: Int32Array;
-  private readonly scores: Float64Array;
-  size = 0;
-
-  constructor(private readonly k: number) {
-    this.slots = new Int32Array(k);
-    this.scores = new Float64Array(k);
-  }
-
-  /** Keep `slot` if it is among the `k` best so far; returns the score a newcomer must beat now. */
-  offer(slot: number, score: number): number {
-    const k = this.k;
-    const sl = this.slots;
-    const sc = this.scores;
-    if (this.size < k) {
-      // Sift up.
-      let i = this.size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (sc[parent]! <= score) break;
-        sl[i] = sl[parent]!;
-        sc[i] = sc[parent]!;
-        i = parent;
-      }
-      sl[i] = slot;
-      sc[i] = score;
-      return this.size < k ? -Infinity : sc[0]!;
-    }
-    if (score <= sc[0]!) return sc[0]!;
-    // Replace the smallest and sift down.
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= k) break;
-      const right = left + 1;
-      const child = right < k && sc[right]! < sc[left]! ? right : left;
-      if (sc[child]! >= score) break;
-      sl[i] = sl[child]!;
-      sc[i] = sc[child]!;
-      i = child;
-    }
-    sl[i] = slot;
-    sc[i] = score;
-    return sc[0]!;
-  }
 }
 
 /** ResidentView.slotMeta for `slots` free slots. */
@@ -239,29 +135,17 @@ export class ResidentView {
   private readonly modelCodes = new Map<string, number>();
   /** Rows with a usable vector, per model code. */
   private readonly modelRows: number[] = [];
-  /** Per slot: the ids in `terms` of its row's distinct terms. */
-  private readonly termsOf = new SlotArena((n) => new Int32Array(n));
-  private readonly terms = new StringTable();
-  /** Per id of `terms`: its posting (undefined: a free id). */
-  private readonly postings: (Posting | number | undefined)[] = [];
-  /** Term count of each slot's row. */
-  private lengths = new Int32Array(64);
+  /** BM25 over the rows' content. */
+  private readonly text = new TermIndex();
   /**
    * Per slot, side by side: valid_from, valid_to (null: Infinity) and 1 when the row is personal.
    * A free slot is valid at no time (Infinity, -Infinity).
    */
   private slotMeta = freeMeta(64);
-  /** Longest row held so far, in terms (the size of the length table a search makes). */
-  private maxLength = 0;
-  /** Slots a text search touched (scratch). */
-  private touched = new Int32Array(0);
   private matrix: Float32Array;
   private readonly free: number[] = [];
-  private totalLength = 0;
   /** Scratch for a row's UTF-8 JSON on its way into `rows`. */
   private textBytes = new Uint8Array(4096);
-  /** Per-slot text score accumulator, zero between searches. */
-  private scratch = new Float64Array(0);
   private readonly approximateFrom: number;
   private readonly scanShare: number;
   /** The IVF index of the vector channel (null: every row is scanned). */
@@ -313,34 +197,7 @@ export class ResidentView {
       this.slotMeta[3 * slot + 1] = r.valid_to ?? Infinity;
       this.slotMeta[3 * slot + 2] = r.space === 'personal' ? 1 : 0;
       this.setVectorAt(slot, r.vector, r.embed_model);
-      const ts = terms(r.content);
-      const tf = new Map<string, number>();
-      for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
-      const ids: number[] = [];
-      for (const [t, n] of tf) {
-        const tid = this.terms.add(t);
-        ids.push(tid);
-        let p = this.postings[tid];
-        if (p === undefined) {
-          this.postings[tid] = solePosting(slot, n);
-          continue;
-        }
-        if (typeof p === 'number') this.postings[tid] = p = { slots: Int32Array.of(Math.floor(p / SOLE_TF), 0, 0, 0), tfs: Int32Array.of(p % SOLE_TF, 0, 0, 0), size: 1 };
-        if (p.size === p.slots.length) {
-          const slots = new Int32Array(p.size * 2);
-          slots.set(p.slots);
-          const tfs = new Int32Array(p.size * 2);
-          tfs.set(p.tfs);
-          p.slots = slots;
-          p.tfs = tfs;
-        }
-        p.slots[p.size] = slot;
-        p.tfs[p.size++] = n;
-      }
-      this.termsOf.set(slot, ids);
-      this.lengths[slot] = ts.length;
-      if (ts.length > this.maxLength) this.maxLength = ts.length;
-      this.totalLength += ts.length;
+      this.text.add(slot, r.content);
     }
     if (train) this.maybeTrain();
   }
@@ -457,7 +314,7 @@ export class ResidentView {
       }
     }
     if (q.text) {
-      for (const [s, score] of this.textTop(queryTerms(q.text), q.limit, ok)) {
+      for (const [s, score] of this.text.top(queryTerms(q.text), this.size, this.slotCount, q.limit, ok)) {
         const hit = hits.get(s);
         if (hit) hit.textScore = score;
         else hits.set(s, { row: this.rowAt(s), vectorScore: null, textScore: score });
@@ -518,53 +375,6 @@ export class ResidentView {
     return top;
   }
 
-  /**
-   * BM25 over the held rows (the statistics of exactly these rows): the `limit` best accepted by
-   * `ok`. Every posting of the query's terms is scored (typed arrays, each length's normalisation
-   * computed once per search: the same doubles as bm25Term); equal scores keep the order rows were
-   * met in, term by term in query order.
-   */
-  private textTop(qTerms: readonly string[], limit: number, ok: (slot: number) => boolean): [number, number][] {
-    const docs = this.size;
-    if (docs === 0 || qTerms.length === 0) return [];
-    const avg = this.totalLength / docs || 1;
-    const slots = this.slotCount;
-    if (this.scratch.length < slots) this.scratch = new Float64Array(Math.max(slots, this.scratch.length * 2));
-    if (this.touched.length < slots) this.touched = new Int32Array(Math.max(slots, this.touched.length * 2));
-    const acc = this.scratch;
-    const touched = this.touched;
-    const lengths = this.lengths;
-    const norms = bm25LengthNorms(avg, this.maxLength);
-    let n = 0;
-    for (const t of qTerms) {
-      const tid = this.terms.id(t);
-      const held = tid >= 0 ? this.postings[tid] : undefined;
-      if (held === undefined) continue;
-      const p = typeof held === 'number' ? { slots: [Math.floor(held / SOLE_TF)], tfs: [held % SOLE_TF], size: 1 } : held;
-      const idf = bm25Idf(docs, p.size);
-      const slots = p.slots;
-      const tfs = p.tfs;
-      for (let i = 0; i < p.size; i++) {
-        const s = slots[i]!;
-        const tf = tfs[i]!;
-        const before = acc[s]!;
-        if (before === 0) touched[n++] = s;
-        acc[s] = before + (idf * tf * BM25_TF_SCALE) / (tf + norms[lengths[s]!]!);
-      }
-    }
-    const top = new TopK(limit);
-    let floor = -Infinity; // the last kept score once `limit` are kept: only better ones get in
-    for (let i = 0; i < n; i++) {
-      const s = touched[i]!;
-      const score = acc[s]!;
-      acc[s] = 0;
-      if (score <= 0 || score <= floor || !ok(s)) continue;
-      top.push(s, score);
-      if (top.full) floor = top.scores[top.scores.length - 1]!;
-    }
-    return top.slots.map((s, i) => [s, top.scores[i]!]);
-  }
-
   private newSlot(): number {
     const slot = this.slotCount++;
     this.versionOf = grown(this.versionOf, slot + 1, -1);
@@ -575,11 +385,8 @@ export class ResidentView {
       ids.set(this.modelIds);
       this.modelIds = ids;
     }
-    if (slot >= this.lengths.length) {
-      const n = this.lengths.length * 2;
-      const lengths = new Int32Array(n);
-      lengths.set(this.lengths);
-      this.lengths = lengths;
+    if (slot >= this.seqs.length) {
+      const n = this.seqs.length * 2;
       const meta = freeMeta(n);
       meta.set(this.slotMeta);
       this.slotMeta = meta;
@@ -627,23 +434,7 @@ export class ResidentView {
   private removeSlot(slot: number): void {
     const vid = this.versionOf[slot]!;
     if (vid < 0) return;
-    for (const t of this.termsOf.get(slot)) {
-      const p = this.postings[t]!;
-      if (typeof p === 'number') {
-        this.dropTerm(t);
-        continue;
-      }
-      const i = p.slots.subarray(0, p.size).indexOf(slot);
-      const last = p.size - 1;
-      p.slots[i] = p.slots[last]!;
-      p.tfs[i] = p.tfs[last]!;
-      p.size = last;
-      if (last === 0) this.dropTerm(t);
-      else if (last === 1) this.postings[t] = solePosting(p.slots[0]!, p.tfs[0]!);
-    }
-    this.termsOf.clear(slot);
-    this.totalLength -= this.lengths[slot]!;
-    this.lengths[slot] = 0;
+    this.text.remove(slot);
     this.rows.clear(slot);
     this.slotMeta[3 * slot] = Infinity;
     this.slotMeta[3 * slot + 1] = -Infinity;
@@ -662,11 +453,6 @@ export class ResidentView {
     this.memoryOf[slot] = -1;
     this.nextOfMemory[slot] = -1;
     this.free.push(slot);
-  }
-
-  private dropTerm(t: number): void {
-    this.postings[t] = undefined;
-    this.terms.remove(t);
   }
 
   /** Hold `row` (its vector null) as the slot's JSON. */
