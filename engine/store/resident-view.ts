@@ -18,7 +18,7 @@ import { matchesFilter } from './filter.js';
 import { INT8_BATCH } from './int8-lists.js';
 import { IVF_MIN_ROWS, trainIvf, type IvfIndex } from './ivf.js';
 import type { StoreHit, StoreSearch } from './types.js';
-import { SlotArena } from './slot-arena.js';
+import { grown, SlotArena } from './slot-arena.js';
 import { StringTable } from './string-table.js';
 import { TermIndex } from './term-index.js';
 import { MinHeap, TopK } from './top-k.js';
@@ -50,14 +50,6 @@ const IVF_RERANK_MIN = 64;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** `a` grown to at least `n` entries, new ones set to `fill`. */
-function grown(a: Int32Array<ArrayBuffer>, n: number, fill: number): Int32Array<ArrayBuffer> {
-  if (n <= a.length) return a;
-  const out = new Int32Array(Math.max(n, a.length * 2)).fill(fill);
-  out.set(a);
-  return out;
-}
 
 /** ResidentView.slotMeta for `slots` free slots. */
 function freeMeta(slots: number): Float64Array {
@@ -380,11 +372,7 @@ export class ResidentView {
     this.versionOf = grown(this.versionOf, slot + 1, -1);
     this.memoryOf = grown(this.memoryOf, slot + 1, -1);
     this.nextOfMemory = grown(this.nextOfMemory, slot + 1, -1);
-    if (slot >= this.modelIds.length) {
-      const ids = new Int32Array(this.modelIds.length * 2).fill(-1);
-      ids.set(this.modelIds);
-      this.modelIds = ids;
-    }
+    this.modelIds = grown(this.modelIds, slot + 1, -1);
     if (slot >= this.seqs.length) {
       const n = this.seqs.length * 2;
       const meta = freeMeta(n);

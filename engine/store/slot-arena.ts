@@ -10,6 +10,14 @@
 
 type Elements = Uint8Array | Int32Array;
 
+/** `a` grown to at least `n` entries (doubling), new ones set to `fill`; `a` itself when long enough. */
+export function grown(a: Int32Array<ArrayBuffer>, n: number, fill: number): Int32Array<ArrayBuffer> {
+  if (n <= a.length) return a;
+  const out = new Int32Array(Math.max(n, a.length * 2)).fill(fill);
+  out.set(a);
+  return out;
+}
+
 /** Garbage tolerated before a compaction, whatever the live size (elements). */
 const MIN_GARBAGE = 1 << 16;
 
@@ -62,14 +70,8 @@ export class SlotArena<T extends Elements> {
   }
 
   private ensureSlot(slot: number): void {
-    if (slot < this.lengths.length) return;
-    const n = Math.max(slot + 1, this.lengths.length * 2);
-    const starts = new Int32Array(n);
-    starts.set(this.starts);
-    const lengths = new Int32Array(n).fill(-1);
-    lengths.set(this.lengths);
-    this.starts = starts;
-    this.lengths = lengths;
+    this.starts = grown(this.starts, slot + 1, 0);
+    this.lengths = grown(this.lengths, slot + 1, -1);
   }
 
   /** Room for `more` elements: compact when garbage outweighs the live ones, else grow. */

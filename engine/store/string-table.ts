@@ -32,21 +32,29 @@ export class StringTable {
   private nextId = 0;
   private readonly freeIds: number[] = [];
   private scratch = new Uint8Array(256);
+  /** The last string `find` looked for: its byte length in `scratch`, and its hash. */
+  private foundBytes = 0;
+  private foundHash = 0;
 
   /** Strings held. */
   get size(): number {
     return this.live;
   }
 
-  /** One past the largest id handed out (arrays indexed by id need this length). */
+  /** One past the largest id handed out (tests: ids are reused). */
   get idBound(): number {
     return this.nextId;
   }
 
   /** The id of `s`, or -1 when it is not held. */
   id(s: string): number {
-    const n = this.encode(s);
-    const h = hashBytes(this.scratch, n);
+    return this.find(s);
+  }
+
+  /** The id of `s` (-1: not held), leaving `s` encoded in `scratch` with its length and hash noted. */
+  private find(s: string): number {
+    const n = (this.foundBytes = this.encode(s));
+    const h = (this.foundHash = hashBytes(this.scratch, n));
     const mask = this.table.length - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const e = this.table[i]!;
@@ -57,10 +65,10 @@ export class StringTable {
 
   /** The id of `s`, adding it when it is not held. */
   add(s: string): number {
-    const found = this.id(s);
+    const found = this.find(s);
     if (found >= 0) return found;
-    const n = this.encode(s);
-    const h = hashBytes(this.scratch, n);
+    const n = this.foundBytes;
+    const h = this.foundHash;
     const id = this.freeIds.pop() ?? this.nextId++;
     if (id >= this.hashes.length) {
       const hashes = new Uint32Array(Math.max(id + 1, this.hashes.length * 2));

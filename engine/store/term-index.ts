@@ -6,7 +6,7 @@
  */
 import { BM25_TF_SCALE, bm25Idf, bm25LengthNorms } from '../text/term-stats.js';
 import { terms } from '../text/tokenize.js';
-import { SlotArena } from './slot-arena.js';
+import { grown, SlotArena } from './slot-arena.js';
 import { StringTable } from './string-table.js';
 import { TopK } from './top-k.js';
 
@@ -74,11 +74,7 @@ export class TermIndex {
       p.tfs[p.size++] = n;
     }
     this.termsOf.set(slot, ids);
-    if (slot >= this.lengths.length) {
-      const lengths = new Int32Array(Math.max(slot + 1, this.lengths.length * 2));
-      lengths.set(this.lengths);
-      this.lengths = lengths;
-    }
+    this.lengths = grown(this.lengths, slot + 1, 0);
     this.lengths[slot] = ts.length;
     if (ts.length > this.maxLength) this.maxLength = ts.length;
     this.totalLength += ts.length;
