@@ -94,7 +94,7 @@ export async function startTestDaemon(opts: { home?: string; env?: Record<string
     if (Date.now() > deadline) throw new Error(`daemon did not start: ${err}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  // Never let a daemon outlive the test process (npm test also runs with --test-force-exit).
+  // Never let a daemon outlive the test process, however the test file ends.
   process.once('exit', () => proc.kill('SIGKILL'));
   return {
     home,
