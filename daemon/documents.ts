@@ -1,7 +1,8 @@
 /**
- * Project documents a session read or wrote: the instruction files the assistant read (AGENTS.md,
- * CLAUDE.md, CONTRIBUTING.md, README.md and the like: how the project is built, tested, committed,
- * released) and the Markdown it wrote or edited (the conventions it wrote down, a plan, a README).
+ * Project documents a session read or wrote: the project's Markdown the assistant read (AGENTS.md,
+ * CLAUDE.md, CONTRIBUTING.md, README.md, design notes, a status file), the files that say how it is
+ * built, tested, linted and released (CI workflows, package.json, Makefile, Cargo.toml …), and the
+ * Markdown it wrote or edited (the conventions it wrote down, a plan, a README).
  * Their text is where a project's standing facts are stated, often nowhere else in the session, so
  * each is kept as a record beside the episodes (an episode record with `doc` in its metadata: weighed,
  * shown as a snippet and aged like one), in the repository:
@@ -19,22 +20,26 @@ import type { Turn } from './transcript.js';
 /** Most blocks (of 2,000 characters) kept of one document. */
 export const MAX_DOCUMENT_BLOCKS = 6;
 
-/** Files that tell an agent how to work in a project, by name. */
-const INSTRUCTION_FILE =
-  /(?:^|[\\/])(?:(?:AGENTS|CLAUDE|CLAUDE\.local|GEMINI|CONTRIBUTING|README|DEVELOPMENT|DEVELOPING|HACKING|CONVENTIONS)\.md|copilot-instructions\.md|[\w.-]+\.instructions\.md|\.cursorrules|\.windsurfrules)$/i;
+/**
+ * Files besides Markdown that say how to work in a project, by name: agent rules, CI workflows,
+ * manifests and task runners, build, lint and release configs (how it is built, tested, linted,
+ * released, deployed; "what does CI run" is answered there and often nowhere else).
+ */
+const PROJECT_FILE =
+  /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|package\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|Cargo\.toml|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|Dockerfile|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|\.markdownlint[\w.-]*)$|[\\/]\.github[\\/]workflows[\\/][^\\/]+\.ya?ml$/i;
 /** Markdown documents. */
 const DOCUMENT_FILE = /\.(?:md|mdx|markdown)$/i;
-/** Not the project's: Claude Code's own files (transcripts, saved tool output, plans), dependencies. */
-const NOT_THE_PROJECT = /[\\/]\.claude[\\/](?:projects|plans|todos|shell-snapshots)[\\/]|[\\/](?:tool-results|node_modules|vendor|\.venv|site-packages)[\\/]/i;
+/** Not the project's: Claude Code's own files (transcripts, saved tool output, plans, installed plugins), dependencies. */
+const NOT_THE_PROJECT = /[\\/]\.claude[\\/](?:projects|plans|todos|shell-snapshots|plugins)[\\/]|[\\/](?:tool-results|node_modules|vendor|\.venv|site-packages)[\\/]/i;
 
 /** A Markdown document of the project (what the assistant writes there is kept). */
 export function isProjectDocument(path: string): boolean {
   return DOCUMENT_FILE.test(path) && !NOT_THE_PROJECT.test(path);
 }
 
-/** An instruction file of the project (what the assistant reads there is kept). */
-export function isInstructionFile(path: string): boolean {
-  return INSTRUCTION_FILE.test(path) && !NOT_THE_PROJECT.test(path);
+/** A file of the project whose text, when the assistant reads it, is kept: its Markdown and PROJECT_FILE. */
+export function isKeptWhenRead(path: string): boolean {
+  return (DOCUMENT_FILE.test(path) || PROJECT_FILE.test(path)) && !NOT_THE_PROJECT.test(path);
 }
 
 export interface DocumentDraft {
@@ -51,11 +56,11 @@ export function withoutLineNumbers(text: string): string {
     .join('\n');
 }
 
-/** The documents of flushed turns: instruction files read, Markdown written or edited. */
+/** The documents of flushed turns: the project's files read (isKeptWhenRead), Markdown written or edited. */
 export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   const out: DocumentDraft[] = [];
   for (const t of turns) {
-    if (t.role === 'tool' && t.tool === 'Read' && t.ok !== false && t.path && isInstructionFile(t.path)) {
+    if (t.role === 'tool' && t.tool === 'Read' && t.ok !== false && t.path && isKeptWhenRead(t.path)) {
       const text = withoutLineNumbers(t.text).trim();
       if (text) out.push({ path: t.path, verb: 'Read', text });
     } else if (t.role === 'assistant') {

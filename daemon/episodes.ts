@@ -203,7 +203,8 @@ export function blocksOf(head: readonly string[], sections: readonly { label: st
 /**
  * An episode as memory content: one block when it fits in MAX_EPISODE characters, else several,
  * the first with the request, the Q&A and the files, every later one headed by the request (so each
- * block says what it is about when found alone). Nothing is cut but the request in later heads.
+ * block says what it is about when found alone). Nothing is cut: a request longer than its head
+ * follows the outcome whole.
  */
 export function episodeBlocks(d: EpisodeDraft): string[] {
   const verb = d.task ? 'Task' : 'Asked';
@@ -211,6 +212,9 @@ export function episodeBlocks(d: EpisodeDraft): string[] {
   if (d.files.length > 0) head.push(`Files: ${filesLine(d.files, d.root)}`);
   if (d.commands?.length) head.push(`Ran: ${commandsLine(d.commands)}`);
   const sections = d.outcome.trim() ? [{ label: 'Outcome', text: tidy(d.outcome) }] : [];
+  // A long request (a plan to implement, a spec, pasted findings) is kept whole after the outcome:
+  // the user's words are never cut, and its head alone would lose what the plan decided.
+  if (collapse(d.request).length > MAX_REQUEST) sections.push({ label: 'Request', text: tidy(d.request) });
   return blocksOf(head, sections, `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
 }
 

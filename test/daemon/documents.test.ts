@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { documentDrafts, isInstructionFile, isProjectDocument, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
+import { documentDrafts, isKeptWhenRead, isProjectDocument, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
 import { recordEpisodes } from '../../daemon/episodes.js';
 import { toTurns, type RawEntry, type Turn } from '../../daemon/transcript.js';
 import { MemoryEngine } from '../../engine/index.js';
@@ -60,9 +60,13 @@ describe('project documents', () => {
     );
   });
 
-  it('keeps instruction files read and Markdown written, never code read, Claude Code’s own files or dependencies', () => {
-    for (const p of ['/r/AGENTS.md', 'C:\\r\\CLAUDE.md', '/r/docs/CONTRIBUTING.md', '/r/e2e/README.md', '/r/.github/copilot-instructions.md']) assert.ok(isInstructionFile(p), p);
-    for (const p of ['/r/src/main.ts', '/r/docs/design.md', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md']) assert.ok(!isInstructionFile(p), p);
+  it('keeps the project’s Markdown and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
+    const kept = ['/r/AGENTS.md', 'C:\\r\\CLAUDE.md', '/r/docs/CONTRIBUTING.md', '/r/e2e/README.md', '/r/.github/copilot-instructions.md', '/r/docs/design.md', '/r/notes/vamp.md', '/r/.cursorrules'];
+    kept.push('/r/.github/workflows/ci.yml', 'C:\\r\\.github\\workflows\\deploy.yaml', '/r/package.json', '/r/packages/cli/package.json', '/r/Makefile', '/r/Cargo.toml', '/r/pyproject.toml', '/r/.goreleaser.yaml', '/r/docker-compose.dev.yml', '/r/.pre-commit-config.yaml', '/r/.markdownlint.json');
+    for (const p of kept) assert.ok(isKeptWhenRead(p), p);
+    const notKept = ['/r/src/main.ts', '/r/package-lock.json', '/r/src/config.yml', '/r/tsconfig.json', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md', '/r/node_modules/x/package.json'];
+    notKept.push('/home/u/.claude/plugins/cache/p/README.md', '/home/u/.claude/plans/plan.md');
+    for (const p of notKept) assert.ok(!isKeptWhenRead(p), p);
     assert.ok(isProjectDocument('/r/docs/design.md') && isProjectDocument('D:\\r\\.planning\\phases\\14-CONTEXT.md'));
     for (const p of ['/home/u/.claude/plans/plan.md', '/r/node_modules/x/README.md', '/r/src/main.ts']) assert.ok(!isProjectDocument(p), p);
     const drafts = documentDrafts([turn('tool', '1\tconst x = 1;', { tool: 'Read', path: '/r/src/main.ts' }), turn('tool', 'no such file', { tool: 'Read', path: '/r/AGENTS.md', ok: false })]);
@@ -88,6 +92,15 @@ describe('project documents', () => {
     );
     const hits = (await e.search({ query: 'bun run release', filter: { repo: scope.repo }, top_k: 3 })).results;
     assert.match(hits[0]?.row.content ?? '', /bun run release/);
+  });
+
+  it('keeps a CI workflow read, and search answers what CI runs from it', async () => {
+    const e = await engine();
+    const ci = '     1→name: CI\n     2→on: [pull_request]\n     3→jobs:\n     4→  test:\n     5→    steps:\n     6→      - run: bun install\n     7→      - run: bun run lint\n     8→      - run: bun run typecheck\n     9→      - run: bun test';
+    const turns = [turn('user', 'why is the PR red?', { kind: 'prompt' }), turn('tool', ci, { tool: 'Read', path: '/home/user/app/.github/workflows/ci.yml' }), turn('assistant', 'The lint step fails.')];
+    assert.equal(await recordDocuments(e, turns, scope), 1);
+    const hits = (await e.search({ query: 'what does CI run on a pull request', filter: { repo: scope.repo }, top_k: 3 })).results;
+    assert.match(hits[0]?.row.content ?? '', /^Read: \.github\/workflows\/ci\.yml\nText: name: CI\n.*bun run typecheck/s);
   });
 
   it('never folds a follow-up into a document record', async () => {

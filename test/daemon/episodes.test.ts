@@ -75,6 +75,21 @@ describe('episodes', () => {
     assert.ok(blocks.slice(0, -1).every((b) => b.length >= 1700), 'no block closed half empty');
   });
 
+  it('keeps a long request whole (a plan to implement), after the outcome, and search finds what the plan decided', async () => {
+    const plan = `Implement the following plan:\n# Plan: Homebrew tap\n${filler(12)}\n## Verification\n1. Run \`goreleaser release --snapshot --clean\` locally to test the configuration.\n${filler(8)}`;
+    const blocks = episodeRecords({ request: plan, qa: [], outcome: 'Done: the tap formula is generated on release.', reports: [], files: [] })[0]!;
+    assert.match(blocks[0]!, /^Asked: Implement the following plan: # Plan: Homebrew tap .{300,}…\nOutcome: Done: the tap formula/, 'the head is clipped, the outcome comes first');
+    const whole = blocks.join('\n');
+    assert.ok(whole.includes('Module 11 renders') && whole.includes('goreleaser release --snapshot --clean') && whole.includes('Module 7 renders'), 'nothing of the request cut');
+    assert.ok(blocks.every((b) => b.length <= 2000));
+    const short = episodeRecords({ request: 'rename the flag', qa: [], outcome: 'Renamed.', reports: [], files: [] })[0]!;
+    assert.deepEqual(short, ['Asked: rename the flag\nOutcome: Renamed.'], 'a short request is not repeated');
+    const e = await engine();
+    await recordEpisodes(e, [turn('user', plan, { kind: 'prompt' }), turn('assistant', 'Done: the tap formula is generated on release.')], scope);
+    const hits = weighEpisodes((await e.search({ query: 'how can I try the goreleaser config without publishing', user_id: 'u', top_k: 5, relevance: true, textOf: turnOf })).results);
+    assert.match(hits[0]?.row.content ?? '', /--snapshot/);
+  });
+
   it("weighs a subagent's report below the turn's own outcome, and both below an extracted fact", async () => {
     const e = await engine();
     await recordEpisodes(
