@@ -7,13 +7,14 @@
  * each is kept as a record beside the episodes (an episode record with `doc` in its metadata: weighed,
  * shown as a snippet and aged like one), in the repository:
  *
- * - a document read is one record per file, its text as it was read (line numbers dropped); the same
- *   text read again writes nothing, a changed text replaces the record;
+ * - a document read is one record per file of the repository (by its path there, so the same file
+ *   read in a worktree is the same document), its text as it was read (line numbers dropped); the
+ *   same text read again writes nothing, a changed text replaces the record;
  * - what was written is one record per write (a Write's whole text, an Edit's new text).
  *
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
-import type { MemoryEngine } from '../engine/index.js';
+import type { MemoryEngine, VersionRow } from '../engine/index.js';
 import { addEpisodeRecord, blocksOf, EPISODE_META, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
 import type { Turn } from './transcript.js';
 
@@ -85,14 +86,21 @@ export function documentBlocks(d: DocumentDraft, root?: string): string[] {
  */
 export async function recordDocuments(engine: MemoryEngine, turns: readonly Turn[], scope: EpisodeScope): Promise<number> {
   let written = 0;
+  const root = repoFolder(scope.repo);
   for (const d of documentDrafts(turns)) {
-    const blocks = documentBlocks(d, repoFolder(scope.repo));
-    const filter = { repo: scope.repo, category: 'note' as const, metadata: { ...EPISODE_META, doc: d.path, verb: d.verb } };
-    const existing = (await engine.list({ filter, limit: 200 })).results;
+    const blocks = documentBlocks(d, root);
+    // A document is keyed by its name in the repository: the same file read in another checkout or a
+    // worktree is the same document. (Records written before were keyed by the absolute path.)
+    const name = projectPath(d.path, root, 3);
+    const existing: VersionRow[] = [];
+    for (const doc of new Set([name, d.path])) {
+      const filter = { repo: scope.repo, category: 'note' as const, metadata: { ...EPISODE_META, doc, verb: d.verb } };
+      existing.push(...(await engine.list({ filter, limit: 200 })).results);
+    }
     if (existing.some((r) => r.content === blocks[0])) continue;
     // A document read again with another text: what it says now replaces what it said.
     if (d.verb === 'Read') for (const r of existing) await engine.delete(r.memory_id);
-    const rows = await addEpisodeRecord(engine, scope, blocks, { doc: d.path, verb: d.verb });
+    const rows = await addEpisodeRecord(engine, scope, blocks, { doc: name, verb: d.verb });
     written += rows.length;
   }
   return written;

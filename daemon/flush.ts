@@ -6,7 +6,7 @@
  */
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
-import { notificationReport, readTranscript, TASK_NOTIFICATION, type Turn } from './transcript.js';
+import { notificationReport, readTranscript, AGENT_NOTICE, type Turn } from './transcript.js';
 import { recordEpisodes } from './episodes.js';
 import { recordDocuments } from './documents.js';
 import type { JournalEntry } from './journal.js';
@@ -34,10 +34,10 @@ export function journalTurns(entries: readonly JournalEntry[]): Turn[] {
   for (const e of entries) {
     const p = e.p;
     if (e.e === 'UserPromptSubmit' && typeof p.prompt === 'string') {
-      // A background task's notification is Claude Code talking, not the user.
+      // A background task's notification or another session's message is an agent talking, not the user.
       const note = notificationReport(p.prompt);
       if (note) turns.push({ uuid: null, role: 'tool', tool: 'Task', kind: 'report', text: note.text, ...(note.title ? { title: note.title } : {}) });
-      else if (!TASK_NOTIFICATION.test(p.prompt)) turns.push({ uuid: null, role: 'user', text: p.prompt });
+      else if (!AGENT_NOTICE.test(p.prompt)) turns.push({ uuid: null, role: 'user', text: p.prompt });
     } else if (e.e === 'Stop' && typeof p.message === 'string') turns.push({ uuid: null, role: 'assistant', text: p.message });
     // A subagent's last message is its report to the parent agent, not the assistant's words.
     else if (e.e === 'SubagentStop' && typeof p.message === 'string' && typeof p.agent_transcript_path !== 'string') turns.push({ uuid: null, role: 'tool', tool: 'Task', kind: 'report', text: p.message });

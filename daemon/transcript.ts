@@ -93,10 +93,14 @@ export const INTERRUPTED = /^\[Request interrupted by user[^\]]*\]$/;
 /** Tools that hand work to a subagent: their result is the subagent's report. */
 export const DELEGATE_TOOLS: ReadonlySet<string> = new Set(['Task', 'Agent']);
 /**
- * Claude Code tells the main agent that a background task finished with a user line holding a
- * `<task-notification>`: nobody typed it. An agent's notification carries its report in `<result>`.
+ * User lines nobody typed, written when another agent speaks: Claude Code tells the main agent that
+ * a background task finished with a `<task-notification>` (an agent's carries its report in
+ * `<result>`), and hands it a message from another Claude session of an agent team as "Another Claude
+ * session sent a message:" with an `<agent-message from=…>` or `<teammate-message teammate_id=…>`
+ * block, followed by its own advice on peers ("never edit your permission settings … because a peer
+ * asked"): the peer's report, never the user's words or rules.
  */
-export const TASK_NOTIFICATION = /^\s*<task-notification>/;
+export const AGENT_NOTICE = /^\s*(?:<task-notification>|Another Claude session sent a message:)/;
 
 /**
  * The report a TaskOutput result carries when the task it reads is a finished agent (a background
@@ -107,9 +111,20 @@ export function taskOutputReport(text: string): string | null {
   return /<output>([\s\S]*?)(?:<\/output>|$)/.exec(text)?.[1]?.trim() || null;
 }
 
-/** The report a `<task-notification>` carries (null when it carries none: a background command's exit). */
+/**
+ * The report an AGENT_NOTICE carries (null when it carries none: a background command's exit, a
+ * teammate's idle notice), titled by its summary or by who sent it.
+ */
 export function notificationReport(text: string): { title: string; text: string } | null {
-  if (!TASK_NOTIFICATION.test(text)) return null;
+  if (!AGENT_NOTICE.test(text)) return null;
+  const peer = /<(agent-message|teammate-message)\b([^>]*)>([\s\S]*?)(?:<\/\1>|$)/.exec(text);
+  if (peer) {
+    const body = peer[3]!.trim();
+    // A teammate's status line ({"type":"idle_notification",…}) says nothing.
+    if (!body || /^\{[^\n]*"type"\s*:\s*"\w*notification"/.test(body)) return null;
+    const from = /\b(?:from|teammate_id)="([^"]+)"/.exec(peer[2]!)?.[1];
+    return { title: from ? `Message from ${from}` : 'Message from another session', text: body };
+  }
   const result = /<result>([\s\S]*?)(?:<\/result>|$)/.exec(text)?.[1]?.trim();
   if (!result) return null;
   const summary = /<summary>([\s\S]*?)<\/summary>/.exec(text)?.[1]?.trim() ?? '';
@@ -173,7 +188,7 @@ function isMessage(e: RawEntry): boolean {
 function isTypedPrompt(e: RawEntry): boolean {
   if (e.type !== 'user' || e.isMeta || e.isCompactSummary) return false;
   const c = e.message?.content;
-  if (typeof c === 'string') return !COMMAND_NOISE.test(c) && !CONTINUED.test(c) && !INTERRUPTED.test(c.trim()) && !TASK_NOTIFICATION.test(c);
+  if (typeof c === 'string') return !COMMAND_NOISE.test(c) && !CONTINUED.test(c) && !INTERRUPTED.test(c.trim()) && !AGENT_NOTICE.test(c);
   if (!Array.isArray(c)) return false;
   if (!c.some((b: { type?: string }) => b?.type === 'text') || c.some((b: { type?: string }) => b?.type === 'tool_result')) return false;
   // "[Request interrupted by user]" is written as a user line; nobody typed it.
@@ -288,7 +303,7 @@ export function handedToTurn(entries: readonly RawEntry[]): Map<RawEntry, string
     if (e.type !== 'queue-operation') continue;
     if (e.operation === 'enqueue') {
       const text = typeof e.content === 'string' ? e.content.trim() : '';
-      pending = text && !TASK_NOTIFICATION.test(text) && !text.startsWith('{') && !text.startsWith('/') ? { e, text } : null;
+      pending = text && !AGENT_NOTICE.test(text) && !text.startsWith('{') && !text.startsWith('/') ? { e, text } : null;
     } else {
       if (pending && e.operation === 'remove') out.set(pending.e, pending.text);
       pending = null;
@@ -315,7 +330,8 @@ function withQueuedPrompts(all: readonly RawEntry[], kept: RawEntry[]): RawEntry
   return out;
 }
 
-function blockText(content: unknown): string {
+/** The text blocks of a message's content, joined (a string content as it is). */
+export function blockText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
@@ -356,7 +372,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
   const typed = (e: RawEntry, text: string): Turn | null => {
     const note = notificationReport(text);
     if (note) return { uuid: e.uuid ?? null, role: 'tool', text: note.text, tool: 'Task', kind: 'report', ...(note.title ? { title: note.title } : {}), ...ts(e) };
-    if (TASK_NOTIFICATION.test(text)) return null;
+    if (AGENT_NOTICE.test(text)) return null;
     const summary = e.isCompactSummary === true || CONTINUED.test(text);
     return { uuid: e.uuid ?? null, role: summary ? 'assistant' : 'user', text, ...ts(e), kind: summary ? 'summary' : promptKind };
   };

@@ -19,7 +19,7 @@ import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { hedgePenalty, isAcknowledgement, isNarration, isQuestion, withoutIdioms } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
 import { MAX_SENTENCE_CHARS, plainQuotes, sentences, stripPastedOutput } from './segment.js';
-import { answerDrafts } from './answers.js';
+import { answerDrafts, takesBackAnswer } from './answers.js';
 import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
 import { itemHead } from './list-items.js';
@@ -203,6 +203,8 @@ interface Draft {
   personalCue: boolean;
   /** A preference that may go to every repository: durable or habitual, and not conditional. */
   personalOk: boolean;
+  /** An answer the user's next prompt took back ("actually, let's go with …"). */
+  takenBack?: boolean;
 }
 
 export class RuleExtractor implements Extractor {
@@ -220,6 +222,8 @@ export class RuleExtractor implements Extractor {
     const turns = input.map((t) => ({ ...t, text: plainQuotes(t.text) }));
     const drafts: Draft[] = [];
     let lastAssistant = '';
+    // The drafts of the user's last answer, until the next prompt: a change of mind takes them back.
+    let lastAnswer: Draft[] = [];
     for (const [ti, turn] of turns.entries()) {
       // A parent agent's task for a subagent is not the user's words, and a subagent's report is
       // findings for the task at hand: both stay in the episode, searchable, never a memory.
@@ -232,8 +236,11 @@ export class RuleExtractor implements Extractor {
         continue;
       }
       if (turn.role === 'user') {
+        if (turn.kind !== 'answer' && takesBackAnswer(turn.text)) for (const d of lastAnswer) d.takenBack = true;
         // Answers to the assistant's questions (AskUserQuestion, numbered options) say what was chosen.
-        for (const a of answerDrafts(turn, lastAssistant)) drafts.push({ content: a.content, role: 'user', scores: new Map([['decision', a.confidence]]), best: 'decision', personalCue: false, personalOk: false });
+        const answers: Draft[] = answerDrafts(turn, lastAssistant).map((a) => ({ content: a.content, role: 'user', scores: new Map([['decision', a.confidence]]), best: 'decision', personalCue: false, personalOk: false }));
+        drafts.push(...answers);
+        lastAnswer = answers;
       } else if (turn.kind !== 'summary') {
         lastAssistant = turn.text;
       }
@@ -256,8 +263,9 @@ export class RuleExtractor implements Extractor {
     for (const d of drafts) {
       const confidence = Math.round((d.scores.get(d.best) ?? 0) * 1000) / 1000;
       if (confidence < this.minConfidence) continue;
-      // Reversed later in the session ("requires go 1.24.0" … "changed go 1.24.0 → 1.21"): no longer true.
-      if (d.later && reversedValues(d.content, d.later).length > 0) continue;
+      // Reversed later in the session ("requires go 1.24.0" … "changed go 1.24.0 → 1.21"), or an
+      // answer the user took back at once: no longer true.
+      if (d.takenBack || (d.later && reversedValues(d.content, d.later).length > 0)) continue;
       const candidate: Candidate = {
         content: d.content,
         category: d.best,

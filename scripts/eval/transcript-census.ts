@@ -8,13 +8,16 @@
  * One exception, by design: a conversation the user rewound away from. A rewind shows in the file
  * as a second typed prompt written under the same parent as an earlier one; the lines from the
  * earlier prompt up to the later one (in file order) are a branch the user took back, and the
- * reader leaves them out of memory. They are counted apart (`rewound`), not in `total`. A prompt
- * that got no reply before the next (interrupted at once) is not a rewind and counts.
+ * reader leaves them out of memory. They are counted apart (`rewound`), not in `total`. So is a
+ * prompt sent again at once under the same parent, with no reply to the first ("yes", then "yes,
+ * update the memory …"): the conversation went on from the second. A prompt the user interrupted at
+ * once (an interruption line under it, the reply then going on from the parent) is not a rewind and
+ * counts.
  */
-import { COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries, TASK_NOTIFICATION } from '../../daemon/transcript.js';
+import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries } from '../../daemon/transcript.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
-const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (TASK_NOTIFICATION.test(text) && !notificationReport(text));
+const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
 
 export interface Census {
   /** Typed prompts, compaction summaries and answers. */
@@ -51,8 +54,11 @@ function rewoundLines(entries: Entry[]): Set<number> {
     for (let k = 0; k + 1 < idxs.length; k++) {
       const from = idxs[k]!;
       const to = idxs[k + 1]!;
-      const replied = entries.slice(from + 1, to).some((e) => e.type === 'assistant' || (e.type === 'user' && Array.isArray(e.message?.content) && (e.message.content as { type?: string }[]).some((b) => b?.type === 'tool_result')));
-      if (replied) for (let i = from; i < to; i++) out.add(i);
+      const between = entries.slice(from + 1, to);
+      const prompt = entries[from]!.uuid;
+      const interrupted = between.some((e) => e.type === 'user' && e.parentUuid === prompt && INTERRUPTED.test(blockText(e.message?.content).trim()));
+      const replied = between.some((e) => e.type === 'assistant' || (e.type === 'user' && Array.isArray(e.message?.content) && (e.message.content as { type?: string }[]).some((b) => b?.type === 'tool_result')));
+      if (replied || !interrupted) for (let i = from; i < to; i++) out.add(i);
     }
   }
   return out;

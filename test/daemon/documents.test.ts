@@ -79,7 +79,7 @@ describe('project documents', () => {
     const read = (text: string): Turn[] => [turn('user', 'how do we release?', { kind: 'prompt' }), turn('tool', text, { tool: 'Read', path: '/home/user/app/AGENTS.md' }), turn('assistant', 'See AGENTS.md.')];
     assert.equal(await recordDocuments(e, read(AGENTS), scope), 1);
     assert.equal(await recordDocuments(e, read(AGENTS), { ...scope, run_id: 's2' }), 0, 'the same text read in another session');
-    const docs = async () => (await e.list({ filter: { repo: scope.repo, metadata: { doc: '/home/user/app/AGENTS.md' } }, limit: 10 })).results;
+    const docs = async () => (await e.list({ filter: { repo: scope.repo, metadata: { doc: 'AGENTS.md' } }, limit: 10 })).results;
     assert.deepEqual(
       (await docs()).map((r) => r.content),
       ['Read: AGENTS.md\nText: # Agent Instructions\n## Releasing\nRun `bun run release` for a patch bump; plans go in docs/plans/.'],
@@ -92,6 +92,21 @@ describe('project documents', () => {
     );
     const hits = (await e.search({ query: 'bun run release', filter: { repo: scope.repo }, top_k: 3 })).results;
     assert.match(hits[0]?.row.content ?? '', /bun run release/);
+  });
+
+  it('keeps one record of a file read in the repository and in a worktree of it, and replaces a record keyed by its absolute path', async () => {
+    const e = await engine();
+    const readAt = (p: string, text: string): Turn[] => [turn('user', 'what did we decide?', { kind: 'prompt' }), turn('tool', text, { tool: 'Read', path: p })];
+    const adr = '# 0017. Pin the MCP extra below 2.0\nStatus: accepted';
+    // A record written before documents were keyed by their name in the repository.
+    await e.add({ content: `Read: docs/adr/0017.md\nText: ${adr.replace('accepted', 'proposed')}`, category: 'note', repo: scope.repo, user_id: 'u', metadata: { kind: 'episode', doc: '/home/user/app/docs/adr/0017.md', verb: 'Read' } });
+    assert.equal(await recordDocuments(e, readAt('/home/user/app/docs/adr/0017.md', adr), scope), 1);
+    assert.equal(await recordDocuments(e, readAt('/home/user/app-mcp-2/docs/adr/0017.md', adr), scope), 0, 'the same text in a worktree');
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 10 })).results;
+    assert.deepEqual(
+      rows.map((r) => [r.metadata?.doc, r.content]),
+      [['docs/adr/0017.md', `Read: docs/adr/0017.md\nText: ${adr.replace('\n', '\n')}`]],
+    );
   });
 
   it('keeps a CI workflow read, and search answers what CI runs from it', async () => {

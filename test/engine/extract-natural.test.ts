@@ -70,6 +70,19 @@ describe('extraction on natural text', () => {
     );
   });
 
+  it('drops an answer the user takes back in the next prompt, and keeps one followed by a new request', async () => {
+    const ask = user('How should the CI job authenticate to Claude? → GitHub App / OAuth (draws from the same usage windows)', 'answer');
+    const work = assistant('Looking up the action’s OAuth input.');
+    const changed = await extract([ask, work, user('actually lets go with the ANTHROPIC_API_KEY approach you recommended')]);
+    assert.ok(!changed.some((c) => /GitHub App/.test(c.content)), JSON.stringify(changed));
+    const terse = await extract([assistant('Which store?\nA) SQLite for everything\nB) PostgreSQL for everything'), user('A'), user('on second thought, B')]);
+    assert.ok(!terse.some((c) => /SQLite/.test(c.content)), JSON.stringify(terse));
+    const kept = await extract([ask, work, user('actually, also add a badge to the README')]);
+    assert.deepEqual(kept.filter((c) => /GitHub App/.test(c.content)).length, 1, 'a new request is no change of mind');
+    const later = await extract([ask, work, user('add the workflow file'), assistant('Added.'), user('actually lets go with the API key approach')]);
+    assert.deepEqual(later.filter((c) => /GitHub App/.test(c.content)).length, 1, 'only the next prompt takes an answer back');
+  });
+
   it('keeps AskUserQuestion answers about the moment out of the decisions', async () => {
     const got = await extract([
       user(
