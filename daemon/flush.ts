@@ -6,7 +6,7 @@
  */
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
-import { notificationReport, readTranscript, AGENT_NOTICE, type Turn } from './transcript.js';
+import { AGENT_NOTICE, notificationReport, readTranscript, type Turn } from './transcript.js';
 import { recordEpisodes } from './episodes.js';
 import { recordDocuments } from './documents.js';
 import type { JournalEntry } from './journal.js';
