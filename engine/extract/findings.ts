@@ -37,8 +37,12 @@ export interface Finding {
 /** A line that leads a list of what the asker needs to know ("I need to understand:", "Report on:"). */
 const ASKS =
   /\b(?:(?:i|we) (?:need|want|would like|'d like) to (?:understand|know|learn|find out|figure out|see)|tell me|find out|report (?:on|back|what)|summar(?:y|ize|ise) (?:of|what|how)|explain|answer)\b/i;
-/** An item that is a question by itself ("Whether …", "How … works", "Is there …?"). */
-const QUESTION_ITEM = /^(?:what|how|why|where|which|who|when|whether|does|do|is|are|can|could|any|check (?:if|whether)|if)\b|\?\W*$/i;
+/**
+ * An item that is a question by itself ("Whether …", "How … works", "Is there …?", "Any tests for
+ * X?"); "Any CSS that might affect …" without a question mark asks to find things (an inventory,
+ * whose report lists what it found rather than answering).
+ */
+const QUESTION_ITEM = /^(?:what|how|why|where|which|who|when|whether|does|do|is|are|can|could|check (?:if|whether)|if)\b|\?\W*$/i;
 const ITEM = /^\s*(?:\d{1,2}[.)]|[-*•])\s+(.+)$/;
 
 /**

@@ -48,6 +48,12 @@ describe('findings', () => {
     assert.deepEqual(questionItems('I need to understand:\n- The router: `lib/web/router.ex`\n- The supervision tree'), ['The router: `lib/web/router.ex`', 'The supervision tree']);
     assert.deepEqual(questionItems('Requirements:\n- Branch name: feature/x\n- Base branch: develop'), [], 'a list of requirements asks nothing');
     assert.deepEqual(questionItems('I need to understand:\n1. How the router works'), [], 'one item is no list');
+    assert.deepEqual(
+      questionItems('Search the codebase for the ads. Find:\n1. All components that render ads\n2. Any configuration related to the ads\n3. Any CSS that might affect ad visibility'),
+      [],
+      '"Any X that …" without a question mark asks to find things: an inventory, not questions',
+    );
+    assert.deepEqual(questionItems('Check:\n- Any tests for the router?\n- Any CI job that runs them?'), ['Any tests for the router?', 'Any CI job that runs them?']);
   });
 
   it('takes, for each item, the opening of the section that answers it, headed by the section', () => {
