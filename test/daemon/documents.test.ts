@@ -4,6 +4,7 @@
  * writes nothing, a changed one replaces it.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { documentDrafts, isKeptWhenRead, isProjectDocument, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
 import { recordEpisodes } from '../../daemon/episodes.js';
@@ -116,6 +117,19 @@ describe('project documents', () => {
     assert.equal(await recordDocuments(e, turns, scope), 1);
     const hits = (await e.search({ query: 'what does CI run on a pull request', filter: { repo: scope.repo }, top_k: 3 })).results;
     assert.match(hits[0]?.row.content ?? '', /^Read: \.github\/workflows\/ci\.yml\nText: name: CI\n.*bun run typecheck/s);
+  });
+
+  it('keeps no secret of a config file it read: a compose file’s password, connection string and token are redacted', async () => {
+    const e = await engine();
+    const password = `Pw-${randomBytes(9).toString('base64url')}`;
+    const token = `ghp_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'a').slice(0, 36)}`;
+    const compose = `services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: ${password}\n      DATABASE_URL: postgres://app:${password}@db:5432/app\n  api:\n    environment:\n      - GITHUB_TOKEN=${token}`;
+    await recordDocuments(e, [turn('user', 'why does the api not start?', { kind: 'prompt' }), turn('tool', compose, { tool: 'Read', path: '/home/user/app/docker-compose.yml' })], scope);
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 10 })).results;
+    assert.equal(rows.length, 1);
+    assert.match(rows[0]!.content, /^Read: docker-compose\.yml\n/);
+    assert.ok(!rows[0]!.content.includes(password) && !rows[0]!.content.includes(token), rows[0]!.content);
+    assert.match(rows[0]!.content, /POSTGRES_PASSWORD: \[REDACTED/);
   });
 
   it('never folds a follow-up into a document record', async () => {
