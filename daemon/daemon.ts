@@ -102,9 +102,13 @@ export class Daemon {
       onUpkeepError: (err) => this.storeFailed(err),
     });
     this.sync = createSync(this.engine, deps.config, deps.paths, deps.logger, deps.version);
-    // A purge also takes the flushed journal entries the memory came from off the disk.
+    // A purge also takes the flushed journal entries the memory came from off the disk, and the
+    // turns in progress held for their episode (a memory may have come from them: its text must not
+    // come back in the episode).
     this.engine.onPurge((_ids, phase) => {
-      if (phase === 'after') this.scrubJournal();
+      if (phase !== 'after') return;
+      for (const s of this.sessions.all()) s.openTurn = undefined;
+      this.scrubJournal();
     });
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
   }
@@ -250,6 +254,7 @@ export class Daemon {
       if (!s.transcript) continue;
       s.offset = s.readOffset = 0;
       s.buffered = [];
+      s.openTurn = undefined;
     }
     this.sessions.save();
     const target = this.sync.state.target;
@@ -324,6 +329,7 @@ export class Daemon {
       s.offset = 0;
       s.readOffset = 0;
       s.buffered = [];
+      s.openTurn = undefined;
     }
   }
 

@@ -85,13 +85,18 @@ function clip(text: string, max: number): string {
   return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
 }
 
+/** A turn that opens an episode: the user's request (or a subagent's task), not an answer or a hook talking. */
+export function opensEpisode(t: Turn): boolean {
+  return t.role === 'user' && t.kind !== 'answer' && !NOT_A_REQUEST.test(t.text.trim());
+}
+
 /** Group turns by request: the request, its Q&A, the last assistant message, reports, files changed. */
 export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
   const out: EpisodeDraft[] = [];
   let cur: EpisodeDraft | null = null;
   for (const t of turns) {
     if (t.role === 'user' && t.kind !== 'answer') {
-      if (NOT_A_REQUEST.test(t.text.trim())) continue;
+      if (!opensEpisode(t)) continue;
       cur = { request: t.text, ...(t.kind === 'task' ? { task: true } : {}), qa: [], outcome: '', reports: [], files: [] };
       out.push(cur);
       continue;

@@ -7,7 +7,7 @@
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
 import { AGENT_NOTICE, notificationReport, readTranscript, type Turn } from './transcript.js';
-import { recordEpisodes } from './episodes.js';
+import { opensEpisode, recordEpisodes } from './episodes.js';
 import { recordDocuments } from './documents.js';
 import type { JournalEntry } from './journal.js';
 
@@ -66,6 +66,26 @@ export function subagentTurns(entries: readonly JournalEntry[]): Turn[] {
   return files.flatMap((f) => readTranscript(f, 0, { agent: true }).turns);
 }
 
+/** Most turns an unfinished turn carries to the next flush; a longer one is recorded as it stands. */
+const MAX_OPEN_TURNS = 2000;
+
+/**
+ * Whether this flush comes inside a turn (a compaction, an idle flush during a long tool call): a
+ * prompt came after the last Stop, or nothing since continued the turn the last flush left open.
+ * A flush at a turn's end, at the session's end or into a pause records everything.
+ */
+function insideTurn(s: LiveSession, pending: readonly JournalEntry[], deps: FlushDeps): boolean {
+  if (s.ended || deps.readTranscript === false) return false;
+  let prompt = -1;
+  let stop = -1;
+  for (const e of pending) {
+    if (e.e === 'UserPromptSubmit') prompt = e.j;
+    else if (e.e === 'Stop' || e.e === 'SessionEnd') stop = e.j;
+  }
+  if (stop > prompt) return false;
+  return prompt >= 0 || (s.openTurn?.length ?? 0) > 0;
+}
+
 /** Read the transcript ahead of the flushed cursor into the session's buffer. */
 export function readAhead(s: LiveSession): void {
   if (!s.transcript) return;
@@ -114,10 +134,21 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
         })
       : [];
   const scope = { user_id: deps.userId, run_id: s.id, repo: s.repo, dir: s.dir };
-  const episodes = clean.length > 0 ? (await recordEpisodes(deps.engine, clean, scope)) + (await recordDocuments(deps.engine, clean, scope)) : 0;
+  // A turn still going on is carried to the next flush: its request now and its outcome later would
+  // each be no episode (the outcome's turns have no request).
+  const mine = [...(s.openTurn ?? []), ...clean.slice(0, own.length)];
+  let cut = mine.length;
+  if (insideTurn(s, pending, deps)) {
+    const at = mine.findLastIndex(opensEpisode);
+    if (at >= 0 && mine.length - at <= MAX_OPEN_TURNS) cut = at;
+  }
+  const ended = [...mine.slice(0, cut), ...clean.slice(own.length)];
+  let episodes = ended.length > 0 ? await recordEpisodes(deps.engine, ended, scope) : 0;
+  if (clean.length > 0) episodes += await recordDocuments(deps.engine, clean, scope);
   // Everything read is now reflected in the store: advance the cursors.
   s.offset = s.readOffset;
   s.buffered = [];
+  s.openTurn = cut < mine.length ? mine.slice(cut) : undefined;
   const maxJ = pending.reduce((m, e) => Math.max(m, e.j), s.flushedJ);
   s.flushedJ = maxJ;
   s.pending = s.pending.filter((e) => e.j > maxJ);

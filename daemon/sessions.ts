@@ -30,6 +30,11 @@ export interface LiveSession extends SessionRecord {
   buffered: Turn[];
   /** Where the next transcript read starts (≥ offset). */
   readOffset: number;
+  /**
+   * The turn in progress at the last flush (a compaction or an idle flush inside a long turn), from
+   * its request on, redacted: its episode is recorded once the turn ends, request and outcome together.
+   */
+  openTurn?: Turn[];
 }
 
 /** Sessions idle and ended for this long are forgotten (their memories stay). */
@@ -69,7 +74,8 @@ export class SessionTable {
   save(): void {
     const out: Record<string, SessionRecord> = {};
     for (const s of this.live.values()) {
-      const { pending: _p, buffered: _b, readOffset: _r, ...rec } = s;
+      // Only cursors and counts: turns (buffered, a turn in progress) stay in memory, never on disk.
+      const { pending: _p, buffered: _b, readOffset: _r, openTurn: _o, ...rec } = s;
       out[s.id] = rec;
     }
     writeState(this.file, out);

@@ -1,8 +1,8 @@
 /**
  * A real Claude Code transcript turned back into what Claude Code did while writing it: the
  * transcript lines in order, and the hook events it fired between them (SessionStart, then per
- * typed prompt UserPromptSubmit, PostToolUse / PostToolUseFailure per tool result, Stop when the
- * assistant finished the turn, SessionEnd at the end). Labels written by hand beside each fixture
+ * typed prompt UserPromptSubmit, PostToolUse / PostToolUseFailure per tool result, PreCompact
+ * before a compaction, Stop when the assistant finished the turn, SessionEnd at the end). Labels written by hand beside each fixture
  * say what a later session should know.
  */
 import fs from 'node:fs';
@@ -195,6 +195,12 @@ export function replaySteps(text: string, base: { session_id: string; cwd: strin
       open = true;
       last = null;
       return;
+    }
+    if (e?.type === 'system' && (e as { subtype?: unknown }).subtype === 'compact_boundary') {
+      // Claude Code runs PreCompact before it compacts (mid-turn when the context fills up).
+      flushLines();
+      const trigger = (e as { compactMetadata?: { trigger?: unknown } }).compactMetadata?.trigger;
+      steps.push({ hook: 'PreCompact', payload: { ...base, hook_event_name: 'PreCompact', trigger: typeof trigger === 'string' ? trigger : 'auto', custom_instructions: '' } });
     }
     pending.push(line);
     if (!e) return;

@@ -1,14 +1,18 @@
 /**
  * The turns a flush reads besides the session's transcript: journaled hook events, and the
- * transcripts of subagents that stopped (SubagentStop's agent_transcript_path).
+ * transcripts of subagents that stopped (SubagentStop's agent_transcript_path); and a flush inside a
+ * turn (a compaction, an idle flush) leaving the turn's episode to the flush at its end.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { journalPayload } from '../../daemon/capture.js';
-import { journalTurns, subagentTurns } from '../../daemon/flush.js';
+import { flushSession, journalTurns, subagentTurns } from '../../daemon/flush.js';
 import type { JournalEntry } from '../../daemon/journal.js';
+import type { LiveSession } from '../../daemon/sessions.js';
+import { MemoryEngine, RuleExtractor } from '../../engine/index.js';
+import { InMemoryStore } from '../../engine/store/memory-store.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const entry = (e: string, p: Record<string, unknown>, j = 1): JournalEntry => ({ t: 0, s: 's1', e, p: journalPayload(e, { hook_event_name: e, ...p }), j }) as JournalEntry;
@@ -55,5 +59,37 @@ describe('flush turns', () => {
         ['assistant', null, 'enforce_admins is false.'],
       ],
     );
+  });
+
+  it('records a turn flushed in the middle (a compaction, an idle flush) as one episode once it ends: its request and its outcome', async () => {
+    const dir = tempDir('flush-');
+    const file = path.join(dir, 's1.jsonl');
+    const line = (o: object): string => `${JSON.stringify(o)}\n`;
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    const deps = { engine, extractor: new RuleExtractor(), userId: 'u' };
+    const s: LiveSession = { id: 's1', cwd: dir, repo: 'github.com/acme/app', dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const episodes = async () => (await engine.list({ filter: { repo: s.repo, metadata: { kind: 'episode' } }, limit: 10 })).results.map((r) => r.content);
+    const request = 'run the migrations against staging and tell me which tables changed';
+    fs.writeFileSync(
+      file,
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: request } }) +
+        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm run migrate -- --env staging' } }] } }),
+    );
+    s.pending = [entry('UserPromptSubmit', { prompt: request }, 1), entry('PreCompact', {}, 2)];
+    await flushSession(s, deps);
+    assert.deepEqual(await episodes(), [], 'the turn goes on: nothing of it is an episode yet');
+    fs.appendFileSync(
+      file,
+      line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'applied 0042_shares' }] } }) +
+        line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Migration 0042 added the shares table; nothing else changed.' }] } }),
+    );
+    s.pending = [entry('Stop', {}, 3)];
+    await flushSession(s, deps);
+    const got = await episodes();
+    assert.equal(got.length, 1, JSON.stringify(got));
+    assert.match(got[0]!, /^Asked: run the migrations against staging and tell me which tables changed\n(?:.*\n)*Outcome: Migration 0042 added the shares table/);
+    assert.equal(s.openTurn, undefined);
+    await engine.close();
   });
 });
