@@ -54,8 +54,8 @@ const CHOICE =
   /\b(?:which|should|prefer(?:red)?|want|would you like|choose|pick|options?|approach|strategy|default|convention|naming|style|format|policy)\b|\bwhat (?:kind|type|sort|level|scope|name)\b|\w\s+or\s+\w[^?]*\?\s*$|^(?:include|exclude|use|keep|apply|support|allow|cover|enforce|require)\b/i;
 /** A yes/no question about the present state ("Is …", "Do you have …", "Did it …"), not a choice. */
 const STATE_QUESTION = /^(?:is|are|was|were|has|have|had|does|did|do you have|can you (?:see|access|reach|connect)|could you (?:see|access|reach))\b/i;
-/** The moment: how things are now, something failing now, or what to do next. */
-const MOMENT = /\b(?:currently|right now|at the moment|at this point|already|still|yet|next|first|for now|this time|(?:is|are|isn't|aren't|is not|are not) (?:responding|running|working|reachable|available|up|down|on|online|offline)|not responding|(?:doesn't|does not|didn't|did not|won't|can't|cannot) (?:work|respond|connect|start|load|build|run)|fail(?:s|ed|ing)?|broken|(?:an? |the )?error)\b/i;
+/** The moment: how things are now, something failing now, what to do next, in which order, or by when (tonight, tomorrow). */
+const MOMENT = /\b(?:currently|right now|at the moment|at this point|already|still|yet|next|first|for now|this time|today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|sequence|in (?:what|which) order|(?:is|are|isn't|aren't|is not|are not) (?:responding|running|working|reachable|available|up|down|on|online|offline)|not responding|(?:doesn't|does not|didn't|did not|won't|can't|cannot) (?:work|respond|connect|start|load|build|run)|fail(?:s|ed|ing)?|broken|(?:an? |the )?error)\b/i;
 /** An answer that is an action for now ("Try the web UI", "Skip it", "Later"). */
 const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ahead|stop|cancel|abort|restart|reboot|check)\b/i;
 

@@ -70,6 +70,23 @@ describe('extraction on natural text', () => {
     );
   });
 
+  it('keeps answers about what to do by tonight or tomorrow, or in which order, out of the decisions', async () => {
+    const got = await extract([
+      user(
+        [
+          'What should exist by tomorrow morning for the go/no-go call? → Code + tests only (no image build, no cluster changes)',
+          'The write tools need a redeploy. How do you want to sequence this? → Implement this one tool and redeploy',
+          'Should every new write tool keep the two-step confirm handshake? → Yes, keep handshake (the token scopes decide what a client may do)',
+        ].join('\n'),
+        'answer',
+      ),
+    ]);
+    assert.deepEqual(
+      got.map((c) => c.content),
+      ['Should every new write tool keep the two-step confirm handshake: Yes, keep handshake (the token scopes decide what a client may do).'],
+    );
+  });
+
   it('drops an answer the user takes back in the next prompt, and keeps one followed by a new request', async () => {
     const ask = user('How should the CI job authenticate to Claude? → GitHub App / OAuth (draws from the same usage windows)', 'answer');
     const work = assistant('Looking up the action’s OAuth input.');
