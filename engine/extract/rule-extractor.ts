@@ -23,6 +23,7 @@ import { answerDrafts, takesBackAnswer } from './answers.js';
 import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
 import { itemHead } from './list-items.js';
+import { reversedValues } from './reversals.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -166,32 +167,6 @@ const PERSONAL_MIN_CONFIDENCE = 0.7;
 
 /** A following sentence that gives the reason belongs to the memory it explains. */
 const REASON_START = /^(?:because|since|that's because|this is because|the reason is|reason:)/i;
-
-/** A value a statement pins: a version ("1.24.0", "v20") or a code span ("`pnpm`"). */
-const PINNED_VALUE = /`([^`\n]{2,40})`|\bv?(\d+\.\d+(?:\.\d+)*)\b/g;
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * Whether `later` (what the session said after a statement) changes `value` away: "1.24.0 → 1.21",
- * "from 1.24.0 to 1.21", "changed go 1.24.0 …", "replaced `npm` with …", "instead of `npm`".
- */
-export function changedLater(value: string, later: string): boolean {
-  const v = escapeRe(value);
-  const away = new RegExp(
-    `(?:^|[^\\w.])${v}\`?\\s*(?:→|->|=>|⇒)|\\bfrom\\s+\`?${v}\`?\\s+to\\b|\\b(?:changed|replaced|lowered|raised|bumped|downgraded|upgraded|reverted|removed|dropped|switched)\\b[^.\\n]{0,60}?(?:^|[^\\w.])\`?${v}(?![\\w.])|\\binstead of\\s+\`?${v}(?![\\w.])`,
-    'i',
-  );
-  return away.test(later);
-}
-
-/** The values a statement pins that the session changed afterwards (the statement no longer holds). */
-function reversedValues(content: string, later: string): string[] {
-  const values = [...content.matchAll(PINNED_VALUE)].map((m) => m[1] ?? m[2]!).filter(Boolean);
-  return values.filter((v) => changedLater(v, later));
-}
 
 interface Draft {
   content: string;
