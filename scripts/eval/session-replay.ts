@@ -2,8 +2,8 @@
  * A real Claude Code transcript turned back into what Claude Code did while writing it: the
  * transcript lines in order, and the hook events it fired between them (SessionStart, then per
  * typed prompt UserPromptSubmit, PostToolUse / PostToolUseFailure per tool result, PreCompact
- * before a compaction, Stop when the assistant finished the turn, SessionEnd at the end). Labels written by hand beside each fixture
- * say what a later session should know.
+ * before a compaction, Stop when the assistant finished the turn, SessionEnd at the end). Labels
+ * written by hand beside each fixture say what a later session should know.
  */
 import fs from 'node:fs';
 import path from 'node:path';
