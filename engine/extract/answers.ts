@@ -96,16 +96,18 @@ export function answerDrafts(turn: ExtractTurn, previousAssistant: string): Answ
   return out;
 }
 
-/**
- * A prompt that takes back the answer the user just gave ("actually lets go with the API key
- * approach you recommended", "on second thought, B", "scratch that"): the answer no longer holds.
- * The prompt says what holds instead, and is read as a statement of its own.
- */
+/** A prompt opening with a change of mind. */
 const CHANGE_OF_MIND = /^\s*(?:actually|on second thoughts?|second thoughts|on reflection|scratch that|change of plans?|wait|no,)\b/i;
-/** …that names another choice ("go with", "use", "instead", an option's letter), not a new request ("actually, also add a test"). */
+/** Words that name another choice ("go with", "use", "instead"), unlike a new request ("actually, also add a test"). */
 const ANOTHER_CHOICE = /\b(?:go with|going with|use|using|choose|pick|prefer|instead|rather|switch|option|approach|let'?s do)\b/i;
+/** An option's letter or number closing the prompt ("on second thought, B"). */
 const OPTION_LABEL_LAST = /(?:^|[\s,:;(])(?:[A-D]|\d)[.!)]?\s*$/;
 
+/**
+ * Whether a prompt takes back the answer the user just gave ("actually lets go with the API key
+ * approach you recommended", "on second thought, B"): a change of mind that names another choice.
+ * The answer no longer holds; the prompt says what holds instead, and is read as a statement of its own.
+ */
 export function takesBackAnswer(prompt: string): boolean {
   return CHANGE_OF_MIND.test(prompt) && (ANOTHER_CHOICE.test(prompt) || OPTION_LABEL_LAST.test(prompt));
 }

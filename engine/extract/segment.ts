@@ -79,7 +79,6 @@ export function sentences(text: string): Sentence[] {
   let listLead: string | null = null;
   let parents: { indent: number; text: string }[] = [];
   let itemLead: string | null | undefined;
-  let blank = true;
   const flush = (): void => {
     if (para.length > 0)
       splitSentences(para.join(' ')).forEach((s, i) => out.push(i === 0 && itemLead !== undefined ? { text: s, concluded: paraConcluded, lead: itemLead } : { text: s, concluded: paraConcluded }));
@@ -91,13 +90,10 @@ export function sentences(text: string): Sentence[] {
   for (const raw of body.split(/\r?\n/)) {
     if (raw.trim() === '') {
       flush();
-      blank = true;
       continue;
     }
     if (diff && /^[+-]/.test(raw)) continue;
     let line = raw.trim().replace(/^>\s?/, '');
-    const wasBlank = blank;
-    blank = false;
     if (HEADING.test(line) || SUMMARY_LABEL.test(line)) {
       flush();
       summary = SUMMARY_LABEL.test(line) || SUMMARY_HEADING.test(line.replace(HEADING, ''));
@@ -118,7 +114,7 @@ export function sentences(text: string): Sentence[] {
     }
     // A line of prose that opens a paragraph ends the list before it; one ending in ":" leads the next.
     if (!bullet) {
-      if (para.length === 0 || wasBlank) {
+      if (para.length === 0) {
         listLead = null;
         parents = [];
       }

@@ -30,7 +30,6 @@ function solePosting(slot: number, tf: number): Posting | number {
   return tf < SOLE_TF && slot <= SOLE_MAX_SLOT ? slot * SOLE_TF + tf : { slots: Int32Array.of(slot, 0, 0, 0), tfs: Int32Array.of(tf, 0, 0, 0), size: 1 };
 }
 
-
 export class TermIndex {
   private readonly terms = new StringTable();
   /** Per id of `terms`: its posting (undefined: a free id). */
@@ -105,9 +104,9 @@ export class TermIndex {
 
   /**
    * BM25 over the indexed slots (`docs` of them, numbered below `slots`; the statistics of exactly
-   * these rows): the `limit` best accepted by `ok`. Every posting of the query's terms is scored (typed arrays, each length's normalisation
-   * computed once per search: the same doubles as bm25Term); equal scores keep the order rows were
-   * met in, term by term in query order.
+   * these rows): the `limit` best accepted by `ok`. Every posting of the query's terms is scored
+   * (typed arrays, each length's normalisation computed once per search: the same doubles as
+   * bm25Term); equal scores keep the order rows were met in, term by term in query order.
    */
   top(qTerms: readonly string[], docs: number, slots: number, limit: number, ok: (slot: number) => boolean): [number, number][] {
     if (docs === 0 || qTerms.length === 0) return [];
@@ -147,7 +146,6 @@ export class TermIndex {
     }
     return top.slots.map((s, i) => [s, top.scores[i]!]);
   }
-
 
   private dropTerm(t: number): void {
     this.postings[t] = undefined;
