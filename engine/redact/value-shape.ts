@@ -52,10 +52,27 @@ export function isLiteralValue(value: string): boolean {
  */
 const TOKEN_SEGMENT = /^(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*\d)[A-Za-z0-9+=]{20,}$/;
 
+/**
+ * A name a path is made of: a word or words in camel case with a number at the end, or one case
+ * throughout (`src`, `MyApp3`, `workspaceStorage`, `LICENSE`, `overlay2`).
+ */
+const NAME_SEGMENT = /^(?:[A-Za-z][a-z]*(?:[A-Z][a-z]+)*\d*|[a-z0-9]+|[A-Z0-9]+)$/;
+
+/**
+ * Base64 that happens to hold slashes ("/c5Z8RP/BoZU0sx6MrJ3i4xeg6/pndIHA+1su3fFt2La"): only base64
+ * signs, and most of its characters between slashes that no name looks like.
+ */
+function isSlashedBase64(v: string): boolean {
+  if (!/^[A-Za-z0-9+/=]{24,}$/.test(v)) return false;
+  const segments = v.split('/');
+  const odd = segments.reduce((n, seg) => n + (seg && !NAME_SEGMENT.test(seg) ? seg.length : 0), 0);
+  return odd >= 0.6 * (v.length - segments.length + 1);
+}
+
 /** A file system path rather than a secret: `./x`, `/etc/x`, `~/x`, `C:\x`, `x/y.json`. */
 export function isPath(v: string): boolean {
   // Base64 may begin with `/` ("/x0lJy84KZJxoDJz+wXeRLFx…"): a path has names, not a token, between its slashes.
-  if (v.split(/[/\\]/).some((seg) => TOKEN_SEGMENT.test(seg))) return false;
+  if (v.split(/[/\\]/).some((seg) => TOKEN_SEGMENT.test(seg)) || isSlashedBase64(v)) return false;
   if (/^(?:\.{1,2}\/|~\/|\/[A-Za-z._-]|[A-Za-z]:\\)/.test(v)) return true;
   return /^[\w.-]+(?:\/[\w.-]+)+\.[a-z]{2,5}$/i.test(v) && !/\d{4}/.test(v);
 }
