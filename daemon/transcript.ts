@@ -315,6 +315,8 @@ export function handedToTurn(entries: readonly RawEntry[]): Map<RawEntry, string
 /**
  * `kept` (in file order) with the prompts Claude Code handed to a running turn (handedToTurn) as
  * user lines where they were typed, unless a typed user line of this read already holds the text.
+ * A prompt typed while an assistant message was being written (its lines share one message id) goes
+ * after the message's last line, so the message stays one turn.
  */
 function withQueuedPrompts(all: readonly RawEntry[], kept: RawEntry[]): RawEntry[] {
   const handed = handedToTurn(all);
@@ -322,12 +324,21 @@ function withQueuedPrompts(all: readonly RawEntry[], kept: RawEntry[]): RawEntry
   const typed = new Set(all.filter(isTypedPrompt).map((e) => norm(blockText(e.message?.content))));
   const keptSet = new Set(kept);
   const out: RawEntry[] = [];
+  let waiting: RawEntry[] = [];
+  const messageId = (e: RawEntry | undefined): string | undefined => (e?.type === 'assistant' ? e.message?.id : undefined);
   for (const e of all) {
-    if (keptSet.has(e)) out.push(e);
+    if (keptSet.has(e)) {
+      const id = messageId(e);
+      if (waiting.length > 0 && !(id && id === messageId(out[out.length - 1]))) {
+        out.push(...waiting);
+        waiting = [];
+      }
+      out.push(e);
+    }
     const text = handed.get(e);
-    if (text && !typed.has(norm(text))) out.push({ type: 'user', timestamp: e.timestamp, message: { role: 'user', content: text } });
+    if (text && !typed.has(norm(text))) waiting.push({ type: 'user', timestamp: e.timestamp, message: { role: 'user', content: text } });
   }
-  return out;
+  return [...out, ...waiting];
 }
 
 /** The text blocks of a message's content, joined (a string content as it is). */

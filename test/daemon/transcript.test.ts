@@ -306,6 +306,30 @@ describe('readTranscript', () => {
     for (const typed of ["i didn't do server i did tui", 'you can install sqlite3 if you like']) assert.equal(real.filter((t) => t === typed).length, 1, typed);
   });
 
+  it('keeps a streamed assistant message one turn when a prompt was typed between its lines', () => {
+    const q = (operation: string, content?: string): string => line({ type: 'queue-operation', operation, timestamp: '2026-02-19T17:37:43.680Z', ...(content !== undefined ? { content } : {}) });
+    const text =
+      user('u1', null, 'trim the installer output') +
+      asst('a1', 'u1', 'm1', [{ type: 'text', text: 'Now clean up the per-skill echo in the platform loop:' }]) +
+      q('enqueue', 'whats the deal with this hook error') +
+      asst('a2', 'a1', 'm1', [{ type: 'tool_use', id: 't1', name: 'Edit', input: { file_path: '/repo/install.sh', old_string: 'a', new_string: 'b' } }]) +
+      q('remove') +
+      line({ type: 'user', uuid: 'r1', parentUuid: 'a2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'updated' }] } });
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    fs.writeFileSync(f, text);
+    const turns = readTranscript(f, 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.text, t.files ?? null]),
+      [
+        ['user', 'trim the installer output', null],
+        ['assistant', 'Now clean up the per-skill echo in the platform loop:', ['/repo/install.sh']],
+        ['user', 'whats the deal with this hook error', null],
+        ['tool', 'updated', null],
+      ],
+    );
+    assert.equal(turns.length, census(text).total, 'as many turns as the census counts');
+  });
+
   const coverage = (name: string): { kept: number; present: number } => {
     const file = path.join(fixtureDir, name);
     return { present: census(fs.readFileSync(file, 'utf8')).total, kept: readTranscript(file, 0).turns.length };
