@@ -56,6 +56,8 @@ const CHOICE =
 const STATE_QUESTION = /^(?:is|are|was|were|has|have|had|does|did|do you have|can you (?:see|access|reach|connect)|could you (?:see|access|reach))\b/i;
 /** The moment: how things are now, something failing now, what to do next, in which order, or by when (tonight, tomorrow). */
 const MOMENT = /\b(?:currently|right now|at the moment|at this point|already|still|yet|next|first|for now|this time|today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|sequence|in (?:what|which) order|(?:is|are|isn't|aren't|is not|are not) (?:responding|running|working|reachable|available|up|down|on|online|offline)|not responding|(?:doesn't|does not|didn't|did not|won't|can't|cannot) (?:work|respond|connect|start|load|build|run)|fail(?:s|ed|ing)?|broken|(?:an? |the )?error)\b/i;
+/** An option that says when or in which order ("Fix the import first", "Do it later"). */
+const WHEN = /\b(?:first|next|now|later|for now|this time|today|tonight|tomorrow|afterwards)\b/i;
 /** An answer that is an action for now ("Try the web UI", "Skip it", "Later"). */
 const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ahead|stop|cancel|abort|restart|reboot|check)\b/i;
 
@@ -87,10 +89,14 @@ export function answerDrafts(turn: ExtractTurn, previousAssistant: string): Answ
   const chosen = picks(reply);
   if (chosen.length === 0) return [];
   const options = optionsOf(previousAssistant);
+  // Options offered for the moment ("How should I access it now?", "1. Fix the import first") say
+  // what to do next, not how the project is to be.
+  const asked = /[^.!?\n]*\?\s*$/.exec(previousAssistant.trim())?.[0] ?? '';
+  if (MOMENT.test(asked)) return [];
   const out: AnswerDraft[] = [];
   for (const p of chosen) {
     const text = options.get(p.option) ?? (p.question ? options.get(p.question) : undefined);
-    if (!text) continue;
+    if (!text || WHEN.test(text) || ACTION_NOW.test(text)) continue;
     out.push({ content: clip(cleanContent(`Decision: ${text}`)), confidence: ANSWER_CONFIDENCE });
   }
   return out;

@@ -56,9 +56,15 @@ export function isAcknowledgement(sentence: string): boolean {
 const QUESTION_START =
   /^(?:what|why|how|when|where|which|who|whose|whom)\b|^(?:can|could|would|should|shall|will|do|does|did|is|are|am|was|were|have|has|may|might)\s+(?:we|you|i|it|they|this|that|there|the|our|my|your|anyone|someone)\b/i;
 
+/**
+ * A question typed without its question mark at the end of a statement ("I just want the reviewers
+ * to have more context, do they need the ast"): a comma, then an auxiliary and its subject.
+ */
+const TRAILING_QUESTION = /,\s*(?:(?:and|or|but|so)\s+)?(?:can|could|would|should|shall|will|do|does|did|is|are|was|were|have|has)\s+(?:we|you|i|it|they|this|that|these|those|there)\b[^,;:.!]*$/i;
+
 export function isQuestion(sentence: string): boolean {
   const t = sentence.trim();
-  return t.endsWith('?') || QUESTION_START.test(t);
+  return t.endsWith('?') || QUESTION_START.test(t) || TRAILING_QUESTION.test(t);
 }
 
 /** Assistant narration of its next step ("Let me read…", "I'll now run…"): never a conclusion. */

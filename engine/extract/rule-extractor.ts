@@ -54,7 +54,7 @@ const NEAR_TIE = 0.1;
 export const DURABLE =
   /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|anymore|(?:any more|any longer)(?=\s*(?:[.,;:!?)]|$|(?:and|but|so|because|since|either|too|now)\b))|each time)\b/i;
 /** A request for now ("make it so", "go ahead and …", "create the plan!"): never a memory without a durability cue. */
-const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$/i;
+const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$|\blet(?:'s|s| us) (?:go with|use|keep|drop|pick|stick with|take|remove|delete|merge) (?:anything|everything|whatever|it|that|this|these|those|them|all of (?:it|them|these|those))\b/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
 /**
@@ -63,9 +63,12 @@ const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this 
  */
 const APPRECIATION = /\bi (?:really |just |absolutely |so |totally )?(?:like|love|enjoy|adore) (?:(?:it|this|that)(?! when\b| if\b| that\b| whenever\b)|these|those|them|your)\b/i;
 /** A taste stated as a habit ("I prefer tabs", "my style is …"): it holds beyond this repository. */
-const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only|just) want\b/i;
-/** A preference hedged by circumstance ("I would prefer … where possible"): this project's call, not a taste. */
-const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif (?:it|that|possible|we|you)\b|\bunless\b|\bin this (?:repo|project|codebase)\b/i;
+const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only) want\b/i;
+/**
+ * A preference hedged by circumstance ("I would prefer … where possible", "… even if max recordings
+ * is zero"): this project's call, not a taste.
+ */
+const CONDITIONAL = /\bi(?:'d| would)\b|\bwhere possible\b|\bif\b|\bunless\b|\bin this (?:repo|project|codebase)\b/i;
 /** Conversational openers before a request ("ok, so I want you to …"). */
 const OPENERS = String.raw`(?:(?:ok(?:ay)?|so|now|and|also|but|then|alright|hey|well|right)[\s,]+)*`;
 /** A request addressed to the assistant ("I want you to …", "can you …"). */
@@ -164,6 +167,17 @@ const MUSING =
   /\bi (?:do not|don'?t|did not|didn'?t|can'?t|cannot) (?:really |actually |quite |fully |even )?(?:see|understand|get|follow|know|remember|tell)\b|\bi(?:'m| am) (?:not sure|wondering|curious|confused)\b|\bi wonder\b|\b(?:why|when|how) (?:did |do |would |have )?you (?:decided?|chose|choose|picked?|changed?|went|go|made|make)\b|\byou(?:'ve| have)? (?:decided|chose|picked)\b/i;
 /** A personal preference goes to every repository only at or above this confidence (and durable). */
 const PERSONAL_MIN_CONFIDENCE = 0.7;
+
+/**
+ * A sentence that hands over to what follows it ("… using TDD workflow since:", "… but the signature
+ * is:" before a list or a code block): cut off from what it says, it says nothing whole.
+ */
+const HANDS_OVER = /\b(?:since|because|as|is|are|was|were|be|to|of|the|an?|and|or|but|that|with|for|by|from|in|on|at|like|via|than|into|following|includes?|including)\s*:\s*$/i;
+
+/** A statement labelled as a decision or its outcome ("Decision: …", "**Outcome** - …"). */
+const LABELLED_DECISION = /^(?:decision|decided|outcome|conclusion|verdict)\s*[:–—-]\s*/i;
+/** A verdict word in capitals before its reason ("ACCEPT - cohesive", "DEFER: can split later"). */
+const VERDICT = /^[A-Z]{3,}(?:[ _][A-Z]{2,})?\s*(?:[-–—:(]|$)/;
 
 /** A following sentence that gives the reason belongs to the memory it explains. */
 const REASON_START = /^(?:because|since|that's because|this is because|the reason is|reason:)/i;
@@ -337,7 +351,7 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
-    if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS) continue;
+    if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS || HANDS_OVER.test(text)) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
     // A list item without a subject of its own takes its list's lead-in as one, or is no memory.
     const head = s.lead === undefined ? '' : itemHead(text, s.lead);
@@ -357,6 +371,9 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
     const durable = DURABLE.test(read) || (framed !== null && framed.as !== 'asked');
     if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !durable && !(RELOCATION.test(text) && NAMES_A_PATH.test(text))) continue;
+    // "Decision: ACCEPT - …" is a verdict on a finding the sentence does not name.
+    const decided = LABELLED_DECISION.exec(text);
+    if (decided && VERDICT.test(text.slice(decided[0].length))) continue;
     if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").

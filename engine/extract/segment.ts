@@ -38,7 +38,21 @@ const SUMMARY_HEADING = new RegExp(`^${SUMMARY_WORDS}\\b[^.!?]{0,40}$`, 'i');
  */
 const PASTED_MARKER = /^\s*[⏺⎿]\s/;
 
-/** A user's text without the Claude Code output pasted into it. */
+/**
+ * A line a program printed: box-drawing characters (tree and table output), check and cross marks,
+ * colour escapes (raw or written out as `\033[`), or an emoji opening the line (installers and CLIs
+ * head their sections with one).
+ */
+const PROGRAM_LINE = /[\u2500-\u257f]|[✓✔✗✘❌⚠]|\x1b\[|\\(?:033|x1b|u001b|e)\[|^\s*\p{Extended_Pictographic}/u;
+/** Program lines a pasted block holds at least, and their least share of its non-blank lines. */
+const MIN_PROGRAM_LINES = 5;
+const MIN_PROGRAM_SHARE = 0.3;
+
+/**
+ * A user's text without the output pasted into it: Claude Code's (behind its markers), and a
+ * program's (the lines from its first printed-looking line to its last, when there are enough of
+ * them): "the installer doesn't look right: <its whole output> I need the latest from my branch".
+ */
 export function stripPastedOutput(text: string): string {
   const out: string[] = [];
   let pasted = false;
@@ -51,7 +65,13 @@ export function stripPastedOutput(text: string): string {
     pasted = false;
     out.push(line);
   }
-  return out.join('\n');
+  const marked = out.flatMap((line, i) => (PROGRAM_LINE.test(line) ? [i] : []));
+  if (marked.length < MIN_PROGRAM_LINES) return out.join('\n');
+  const from = marked[0]!;
+  const to = marked[marked.length - 1]!;
+  const filled = out.slice(from, to + 1).filter((line) => line.trim() !== '').length;
+  if (marked.length < MIN_PROGRAM_SHARE * filled) return out.join('\n');
+  return [...out.slice(0, from), ...out.slice(to + 1)].join('\n');
 }
 
 /**

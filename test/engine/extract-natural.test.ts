@@ -51,6 +51,23 @@ describe('extraction on natural text', () => {
     assert.ok(!got.some((c) => c.space === 'personal'), 'a conditional preference stays in its project');
   });
 
+  it('stores no wish with a question typed after it, nothing done to "anything" or "that", and no taste bound to a case as personal', async () => {
+    const asked = await extract([
+      user('I just want the reviewers to have more relevant context to help them, do they need the ast'),
+      user('ok lets drop anything that is duplicated.\nand lets compare to what is in main right now'),
+      user('lets keep that'),
+    ]);
+    assert.deepEqual(asked, [], 'a question without its mark, and choices made on what is in front of the user');
+    const bound = await extract([user('We add some behavior if it had crashed. I like putting recordings in recordings even if max recordings is zero.')]);
+    assert.deepEqual(
+      bound.map((c) => [c.category, c.space]),
+      [['preference', 'project']],
+      'a taste bound to a case ("even if …") is this project’s call',
+    );
+    const taste = await extract([user('I like short commit messages.')]);
+    assert.deepEqual(taste.map((c) => c.space), ['personal'], 'a plain taste is still the user’s own');
+  });
+
   it('resolves a terse answer against the options the assistant listed', async () => {
     const got = await extract([
       assistant('Two ways forward:\n\n**Option A:** Keep a single unified interface (vsla.h) as the only entry point and make the backends private.\n**Option B:** Keep both the direct API and the unified API public.\n\nWhich do you prefer?'),
@@ -60,6 +77,13 @@ describe('extraction on natural text', () => {
       got.map((c) => [c.category, c.content]),
       [['decision', 'Keep a single unified interface (vsla.h) as the only entry point and make the backends private.']],
     );
+  });
+
+  it('leaves a terse pick of what to do first or next to the episode', async () => {
+    const menu = '### Options\n\n**Option 1: Fix the broken import first** (recommended)\n**Option 2: Implement the metrics by hand** (faster for this task)\n\nYour call - which path?';
+    assert.deepEqual(await extract([assistant(menu), user('1 fix it and do it right is best')]), [], 'an option that says what comes first');
+    const now = 'The staging host is not responding.\n\n1. Restart the VM from the console\n2. Open a support ticket\n\nWhat should I do right now?';
+    assert.deepEqual(await extract([assistant(now), user('1')]), [], 'a question about the moment');
   });
 
   it('turns an AskUserQuestion answer into a decision', async () => {
@@ -206,6 +230,32 @@ describe('extraction on natural text', () => {
       'never push to main directly';
     const texts = (await extract([user(prompt)])).map((c) => c.content);
     assert.deepEqual(texts, ['We decided to use background agents for the fixes.', 'Never push to main directly.']);
+  });
+
+  it('stores no sentence that hands over to a list or code after it, and no verdict on a finding', async () => {
+    const got = await extract([
+      assistant('**Decision:** Implement AST metrics manually using TDD workflow since:\n1. Faster for a 7-task plan\n2. The orchestrator has bugs'),
+      assistant('**Root cause:** the CLI passes `strategy` but the orchestrator signature is:\n```python\ndef run(tasks_file):\n```'),
+      assistant('### Findings Summary\n\n1. **Large test file**\n   - Decision: DEFER - well-organized, can split if it grows\n2. **Substring matching**\n   - Decision: ACCEPT - false positives are fine for hints'),
+    ]);
+    assert.deepEqual(got, []);
+  });
+
+  it('does not read a program’s output pasted into a prompt as the user’s words, and keeps the words around it', async () => {
+    const output = [
+      '🪝 Registering PostToolUse quality hooks...',
+      '    ├─ file_checker.py',
+      '    ├─ tdd_enforcer.py',
+      '  ✓ Quality hooks installed to ~/.wfc/scripts/hooks/',
+      '',
+      'Note: Updates to ~/.wfc automatically sync to all platforms',
+      '',
+      '🎯 Available Skills',
+      '  • \\033[0;36m/wfc-review\\033[0m - Multi-agent consensus code review',
+      '📚 Documentation',
+    ].join('\n');
+    const got = await extract([user(`the installer output looks wrong:\n\n${output}\n\nfrom now on the installer must print one summary line`)]);
+    assert.deepEqual(got.map((c) => c.content), ['From now on the installer must print one summary line.']);
   });
 
   it('reads no drawn file tree as prose', async () => {
