@@ -43,7 +43,9 @@ const PASTED_MARKER = /^\s*[⏺⎿]\s/;
  * colour escapes (raw or written out as `\033[`), or an emoji opening the line (installers and CLIs
  * head their sections with one).
  */
-const PROGRAM_LINE = /[\u2500-\u257f]|[✓✔✗✘❌⚠]|\x1b\[|\\(?:033|x1b|u001b|e)\[|^\s*\p{Extended_Pictographic}/u;
+const PROGRAM_LINE = /[\u2500-\u257f]|[✓✔✗✘❌⚠]|\\(?:033|x1b|u001b|e)\[|^\s*\p{Extended_Pictographic}/u;
+const ESCAPE = '\u001b[';
+const isProgramLine = (line: string): boolean => PROGRAM_LINE.test(line) || line.includes(ESCAPE);
 /** Program lines a pasted block holds at least, and their least share of its non-blank lines. */
 const MIN_PROGRAM_LINES = 5;
 const MIN_PROGRAM_SHARE = 0.3;
@@ -65,7 +67,7 @@ export function stripPastedOutput(text: string): string {
     pasted = false;
     out.push(line);
   }
-  const marked = out.flatMap((line, i) => (PROGRAM_LINE.test(line) ? [i] : []));
+  const marked = out.flatMap((line, i) => (isProgramLine(line) ? [i] : []));
   if (marked.length < MIN_PROGRAM_LINES) return out.join('\n');
   const from = marked[0]!;
   const to = marked[marked.length - 1]!;
