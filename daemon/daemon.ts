@@ -107,7 +107,10 @@ export class Daemon {
     // come back in the episode).
     this.engine.onPurge((_ids, phase) => {
       if (phase !== 'after') return;
-      for (const s of this.sessions.all()) s.openTurn = undefined;
+      for (const s of this.sessions.all()) {
+        s.openTurn = undefined;
+        s.openFrom = undefined;
+      }
       this.scrubJournal();
     });
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
@@ -255,6 +258,7 @@ export class Daemon {
       s.offset = s.readOffset = 0;
       s.buffered = [];
       s.openTurn = undefined;
+      s.openFrom = undefined;
     }
     this.sessions.save();
     const target = this.sync.state.target;
@@ -330,6 +334,7 @@ export class Daemon {
       s.readOffset = 0;
       s.buffered = [];
       s.openTurn = undefined;
+      s.openFrom = undefined;
     }
   }
 
@@ -577,6 +582,7 @@ export class Daemon {
         const size = s.transcript ? fileSize(s.transcript) : 0;
         s.offset = s.readOffset = size;
         s.buffered = [];
+        s.openFrom = undefined;
       }
       this.pause.resume(target);
       this.sessions.save();

@@ -100,6 +100,7 @@ export function readAhead(s: LiveSession): void {
 }
 
 export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<FlushResult> {
+  const readFrom = s.offset;
   if (deps.readTranscript !== false) readAhead(s);
   const pending = [...s.pending];
   const agents = deps.readTranscript !== false ? subagentTurns(pending) : [];
@@ -148,7 +149,10 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   // Everything read is now reflected in the store: advance the cursors.
   s.offset = s.readOffset;
   s.buffered = [];
+  const carried = s.openTurn?.length ?? 0;
   s.openTurn = cut < mine.length ? mine.slice(cut) : undefined;
+  // Where to read again from if the daemon restarts before the turn ends: the read its request came in.
+  s.openFrom = s.openTurn ? (cut < carried ? (s.openFrom ?? readFrom) : readFrom) : undefined;
   const maxJ = pending.reduce((m, e) => Math.max(m, e.j), s.flushedJ);
   s.flushedJ = maxJ;
   s.pending = s.pending.filter((e) => e.j > maxJ);

@@ -14,6 +14,12 @@ export interface SessionRecord {
   transcript: string | null;
   /** Transcript byte offset up to which turns were flushed. */
   offset: number;
+  /**
+   * Where the read holding the request of the turn in progress began (see openTurn), while one is.
+   * A daemon started again reads the transcript from there, so a turn a restart cut in two is still
+   * one episode (what was stored already is found again and not written twice).
+   */
+  openFrom?: number;
   /** Highest journal seq flushed for this session. */
   flushedJ: number;
   lastActivity: number;
@@ -48,7 +54,9 @@ export class SessionTable {
     const now = Date.now();
     for (const r of Object.values(saved)) {
       if (r.ended && now - r.lastActivity > FORGET_AFTER_MS) continue;
-      this.live.set(r.id, { ...r, pending: [], buffered: [], readOffset: r.offset });
+      const { openFrom, ...rec } = r;
+      const offset = openFrom ?? r.offset;
+      this.live.set(r.id, { ...rec, offset, pending: [], buffered: [], readOffset: offset });
     }
   }
 

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { journalPayload } from '../../daemon/capture.js';
 import { flushSession, journalTurns, subagentTurns } from '../../daemon/flush.js';
 import type { JournalEntry } from '../../daemon/journal.js';
-import type { LiveSession } from '../../daemon/sessions.js';
+import { SessionTable, type LiveSession } from '../../daemon/sessions.js';
 import { MemoryEngine, RuleExtractor } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -90,6 +90,55 @@ describe('flush turns', () => {
     assert.equal(got.length, 1, JSON.stringify(got));
     assert.match(got[0]!, /^Asked: run the migrations against staging and tell me which tables changed\n(?:.*\n)*Outcome: Migration 0042 added the shares table/);
     assert.equal(s.openTurn, undefined);
+    await engine.close();
+  });
+
+  it('records a turn a daemon restart cut in two as one episode, and the turns before it once', async () => {
+    const dir = tempDir('flush-restart-');
+    const file = path.join(dir, 's1.jsonl');
+    const line = (o: object): string => `${JSON.stringify(o)}\n`;
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    const deps = { engine, extractor: new RuleExtractor(), userId: 'u' };
+    const repo = 'github.com/acme/app';
+    const episodes = async () => (await engine.list({ filter: { repo, metadata: { kind: 'episode' } }, limit: 10 })).results.map((r) => r.content).sort();
+    const before = new SessionTable(path.join(dir, 'sessions.json'));
+    const s = before.touch('s1', Date.now());
+    Object.assign(s, { cwd: dir, repo, transcript: file });
+    fs.writeFileSync(
+      file,
+      line({ type: 'user', uuid: 'u0', parentUuid: null, message: { role: 'user', content: 'which node version does ci use' } }) +
+        line({ type: 'assistant', uuid: 'a0', parentUuid: 'u0', message: { id: 'm0', role: 'assistant', content: [{ type: 'text', text: 'CI runs on Node 20 (.github/workflows/ci.yml).' }] } }),
+    );
+    s.pending = [entry('Stop', {}, 1)];
+    await flushSession(s, deps);
+    const request = 'run the migrations against staging and tell me which tables changed';
+    fs.appendFileSync(
+      file,
+      line({ type: 'user', uuid: 'u1', parentUuid: 'a0', message: { role: 'user', content: request } }) +
+        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm run migrate -- --env staging' } }] } }),
+    );
+    s.pending = [entry('UserPromptSubmit', { prompt: request }, 2), entry('PreCompact', {}, 3)];
+    await flushSession(s, deps);
+    assert.equal(s.openTurn?.[0]?.text, request, 'the turn goes on');
+    before.save();
+    assert.ok(!fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8').includes('migrations'), 'a position on disk, never the text');
+
+    // The daemon stops here and starts again: the turn so far is not in memory any more.
+    const after = new SessionTable(path.join(dir, 'sessions.json')).get('s1')!;
+    fs.appendFileSync(
+      file,
+      line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'applied 0042_shares' }] } }) +
+        line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Migration 0042 added the shares table; nothing else changed.' }] } }),
+    );
+    after.pending = [entry('Stop', {}, 4)];
+    await flushSession(after, deps);
+    const got = await episodes();
+    // A short follow-up folds into the episode before it: request and outcome, and the first turn once.
+    assert.deepEqual(got, [
+      'Asked: which node version does ci use\nOutcome: CI runs on Node 20 (.github/workflows/ci.yml).\nThen asked: run the migrations against staging and tell me which tables changed → Migration 0042 added the shares table; nothing else changed.',
+    ]);
+    assert.equal(after.openFrom, undefined);
     await engine.close();
   });
 });
