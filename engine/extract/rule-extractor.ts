@@ -174,6 +174,12 @@ const PERSONAL_MIN_CONFIDENCE = 0.7;
  */
 const HANDS_OVER = /\b(?:since|because|as|is|are|was|were|be|to|of|the|an?|and|or|but|that|with|for|by|from|in|on|at|like|via|than|into|following|includes?|including)\s*:\s*$/i;
 
+/** A message that ends asking leave to go on ("Should I proceed with …?", "Want me to …?"). */
+const ASKS_LEAVE = /\b(?:should i|shall i|(?:do you )?want me to|would you like me to|ok(?:ay)? to|good to|may i|can i)\b[^?\n]*\?$/i;
+/** Something said to go on doing so from now on because it will ("X will carry … going forward"). */
+const FORECAST = /\b(?:will|'ll|won't)\b[^.!?]*\b(?:going forward|from now on|in (?:the )?future)\b|\b(?:going forward|from now on|in (?:the )?future)\b[^.!?]*\b(?:will|'ll|won't)\b/i;
+/** A practice stated as ours or yours to keep ("we'll always …", "you should …"): a rule, forecast or not. */
+const DURABLE_PRACTICE = /\b(?:we|you)(?:'ll| will| should| must)\b|\b(?:always|never|must|should)\b/i;
 /** A statement labelled as a decision or its outcome ("Decision: …", "**Outcome** - …"). */
 const LABELLED_DECISION = /^(?:decision|decided|outcome|conclusion|verdict)\s*[:–—-]\s*/i;
 /** A verdict word in capitals before its reason ("ACCEPT - cohesive", "DEFER: can split later"). */
@@ -348,6 +354,8 @@ function proseOf(turn: ExtractTurn): string {
 function proseDrafts(turn: ExtractTurn): Draft[] {
   const list = sentences(proseOf(turn));
   const out: Draft[] = [];
+  // The assistant asking leave to go on ("Should I proceed with …?"): what it calls its decision is a proposal.
+  const proposes = turn.role === 'assistant' && ASKS_LEAVE.test(turn.text.trim());
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
@@ -373,7 +381,9 @@ function proseDrafts(turn: ExtractTurn): Draft[] {
     if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !durable && !(RELOCATION.test(text) && NAMES_A_PATH.test(text))) continue;
     // "Decision: ACCEPT - …" is a verdict on a finding the sentence does not name.
     const decided = LABELLED_DECISION.exec(text);
-    if (decided && VERDICT.test(text.slice(decided[0].length))) continue;
+    if (decided && (proposes || VERDICT.test(text.slice(decided[0].length)))) continue;
+    // "The installer will carry the correct config going forward": what a change will do, not a rule.
+    if (turn.role === 'assistant' && FORECAST.test(read) && !DURABLE_PRACTICE.test(read)) continue;
     if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").

@@ -209,6 +209,16 @@ describe('extraction on natural text', () => {
     assert.match(c?.content ?? '', /date-fns/);
   });
 
+  it('stores no forecast of what a change will do from now on, and no decision the assistant asks leave to carry out', async () => {
+    const forecast = await extract([assistant('Fixed both. The installer will carry the correct config going forward.')]);
+    assert.deepEqual(forecast, []);
+    const rule = await extract([assistant('Going forward, we will use pnpm for every package.'), assistant('Pinning it in package.json is the real fix going forward.')]);
+    assert.equal(rule.length, 2, JSON.stringify(rule));
+    const proposal = '## Summary\n\n**Decision:** Implement the integration by hand, following the validated plan.\n\nShould I proceed with the manual implementation?';
+    assert.deepEqual(await extract([assistant(proposal)]), [], 'a proposal, until the user agrees (the episode keeps it)');
+    assert.equal((await extract([assistant('**Decision:** use SQLite for the cache.')])).length, 1);
+  });
+
   it('drops a statement whose value the session changed afterwards, in the same turn or a later one', async () => {
     const summary = 'This session is being continued from a previous conversation.\n\n1. Work:\n   - Discovered root cause: go.mod version mismatch (1.24.0 required but CI has 1.23.12)\n';
     assert.equal((await extract([assistant(summary, 'summary')])).length, 1, 'alone, the finding is kept');
