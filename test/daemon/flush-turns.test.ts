@@ -16,6 +16,24 @@ import { InMemoryStore } from '../../engine/store/memory-store.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const entry = (e: string, p: Record<string, unknown>, j = 1): JournalEntry => ({ t: 0, s: 's1', e, p: journalPayload(e, { hook_event_name: e, ...p }), j }) as JournalEntry;
+const line = (o: object): string => `${JSON.stringify(o)}\n`;
+const REPO = 'github.com/acme/app';
+const REQUEST = 'run the migrations against staging and tell me which tables changed';
+/** A turn that runs the migrations: its request and the tool call (the turn goes on), then the result and the outcome. */
+const migrationStart = (parent: string | null): string =>
+  line({ type: 'user', uuid: 'u1', parentUuid: parent, message: { role: 'user', content: REQUEST } }) +
+  line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm run migrate -- --env staging' } }] } });
+const MIGRATION_END =
+  line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'applied 0042_shares' }] } }) +
+  line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Migration 0042 added the shares table; nothing else changed.' }] } });
+
+/** An engine in memory, the flush's dependencies, and the episodes of REPO. */
+async function episodeStore() {
+  const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+  await engine.open();
+  const episodes = async (): Promise<string[]> => (await engine.list({ filter: { repo: REPO, metadata: { kind: 'episode' } }, limit: 10 })).results.map((r) => r.content).sort();
+  return { engine, deps: { engine, extractor: new RuleExtractor(), userId: 'u' }, episodes };
+}
 
 describe('flush turns', () => {
   it("reads a subagent's last message, a background agent's notification and another session's message as reports, never as the assistant's or the user's words", () => {
@@ -64,26 +82,13 @@ describe('flush turns', () => {
   it('records a turn flushed in the middle (a compaction, an idle flush) as one episode once it ends: its request and its outcome', async () => {
     const dir = tempDir('flush-');
     const file = path.join(dir, 's1.jsonl');
-    const line = (o: object): string => `${JSON.stringify(o)}\n`;
-    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
-    await engine.open();
-    const deps = { engine, extractor: new RuleExtractor(), userId: 'u' };
-    const s: LiveSession = { id: 's1', cwd: dir, repo: 'github.com/acme/app', dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
-    const episodes = async () => (await engine.list({ filter: { repo: s.repo, metadata: { kind: 'episode' } }, limit: 10 })).results.map((r) => r.content);
-    const request = 'run the migrations against staging and tell me which tables changed';
-    fs.writeFileSync(
-      file,
-      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: request } }) +
-        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm run migrate -- --env staging' } }] } }),
-    );
-    s.pending = [entry('UserPromptSubmit', { prompt: request }, 1), entry('PreCompact', {}, 2)];
+    const { engine, deps, episodes } = await episodeStore();
+    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    fs.writeFileSync(file, migrationStart(null));
+    s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 1), entry('PreCompact', {}, 2)];
     await flushSession(s, deps);
     assert.deepEqual(await episodes(), [], 'the turn goes on: nothing of it is an episode yet');
-    fs.appendFileSync(
-      file,
-      line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'applied 0042_shares' }] } }) +
-        line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Migration 0042 added the shares table; nothing else changed.' }] } }),
-    );
+    fs.appendFileSync(file, MIGRATION_END);
     s.pending = [entry('Stop', {}, 3)];
     await flushSession(s, deps);
     const got = await episodes();
@@ -96,15 +101,9 @@ describe('flush turns', () => {
   it('records a turn a daemon restart cut in two as one episode, and the turns before it once', async () => {
     const dir = tempDir('flush-restart-');
     const file = path.join(dir, 's1.jsonl');
-    const line = (o: object): string => `${JSON.stringify(o)}\n`;
-    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
-    await engine.open();
-    const deps = { engine, extractor: new RuleExtractor(), userId: 'u' };
-    const repo = 'github.com/acme/app';
-    const episodes = async () => (await engine.list({ filter: { repo, metadata: { kind: 'episode' } }, limit: 10 })).results.map((r) => r.content).sort();
+    const { engine, deps, episodes } = await episodeStore();
     const before = new SessionTable(path.join(dir, 'sessions.json'));
-    const s = before.touch('s1', Date.now());
-    Object.assign(s, { cwd: dir, repo, transcript: file });
+    const s = Object.assign(before.touch('s1', Date.now()), { cwd: dir, repo: REPO, transcript: file });
     fs.writeFileSync(
       file,
       line({ type: 'user', uuid: 'u0', parentUuid: null, message: { role: 'user', content: 'which node version does ci use' } }) +
@@ -112,30 +111,20 @@ describe('flush turns', () => {
     );
     s.pending = [entry('Stop', {}, 1)];
     await flushSession(s, deps);
-    const request = 'run the migrations against staging and tell me which tables changed';
-    fs.appendFileSync(
-      file,
-      line({ type: 'user', uuid: 'u1', parentUuid: 'a0', message: { role: 'user', content: request } }) +
-        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm run migrate -- --env staging' } }] } }),
-    );
-    s.pending = [entry('UserPromptSubmit', { prompt: request }, 2), entry('PreCompact', {}, 3)];
+    fs.appendFileSync(file, migrationStart('a0'));
+    s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 2), entry('PreCompact', {}, 3)];
     await flushSession(s, deps);
-    assert.equal(s.openTurn?.[0]?.text, request, 'the turn goes on');
+    assert.equal(s.openTurn?.[0]?.text, REQUEST, 'the turn goes on');
     before.save();
     assert.ok(!fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8').includes('migrations'), 'a position on disk, never the text');
 
     // The daemon stops here and starts again: the turn so far is not in memory any more.
     const after = new SessionTable(path.join(dir, 'sessions.json')).get('s1')!;
-    fs.appendFileSync(
-      file,
-      line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'applied 0042_shares' }] } }) +
-        line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Migration 0042 added the shares table; nothing else changed.' }] } }),
-    );
+    fs.appendFileSync(file, MIGRATION_END);
     after.pending = [entry('Stop', {}, 4)];
     await flushSession(after, deps);
-    const got = await episodes();
     // A short follow-up folds into the episode before it: request and outcome, and the first turn once.
-    assert.deepEqual(got, [
+    assert.deepEqual(await episodes(), [
       'Asked: which node version does ci use\nOutcome: CI runs on Node 20 (.github/workflows/ci.yml).\nThen asked: run the migrations against staging and tell me which tables changed → Migration 0042 added the shares table; nothing else changed.',
     ]);
     assert.equal(after.openFrom, undefined);
