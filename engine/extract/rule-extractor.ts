@@ -351,7 +351,15 @@ function proseOf(turn: ExtractTurn): string {
   return turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text;
 }
 
-function proseDrafts(turn: ExtractTurn): Draft[] {
+/**
+ * The plan Claude Code's plan mode wrote, sent back as the prompt that starts its implementation:
+ * the assistant's words the user approved, read as the assistant's (its conclusions count, its steps
+ * and checks for the work at hand do not).
+ */
+const APPROVED_PLAN = /^\s*Implement the following plan:/;
+
+function proseDrafts(input: ExtractTurn): Draft[] {
+  const turn: ExtractTurn = input.role === 'user' && APPROVED_PLAN.test(input.text) ? { ...input, role: 'assistant' } : input;
   const list = sentences(proseOf(turn));
   const out: Draft[] = [];
   // The assistant asking leave to go on ("Should I proceed with …?"): what it calls its decision is a proposal.

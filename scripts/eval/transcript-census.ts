@@ -14,7 +14,7 @@
  * once (an interruption line under it, the reply then going on from the parent) is not a rewind and
  * counts.
  */
-import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries } from '../../daemon/transcript.js';
+import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT } from '../../daemon/transcript.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -37,7 +37,7 @@ type Entry = ReturnType<typeof parseEntries>[number];
 function isTypedPrompt(e: Entry): boolean {
   if (e.type !== 'user' || e.isCompactSummary) return false;
   const content = e.message?.content;
-  if (typeof content === 'string') return !noise(content);
+  if (typeof content === 'string') return !noise(content) && !SHELL_OUTPUT.test(content);
   if (!Array.isArray(content)) return false;
   const blocks = content as { type?: string; text?: string }[];
   return !blocks.some((b) => b?.type === 'tool_result') && blocks.some((b) => b?.type === 'text' && !!b.text?.trim() && !noise(b.text));
@@ -83,7 +83,10 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
       }
     } else if (e.type === 'user') {
       if (typeof content === 'string') {
-        if (!noise(content)) c.user++;
+        // A shell-mode command's output is tool output (when it printed anything).
+        if (SHELL_OUTPUT.test(content)) {
+          if (content.replace(/<\/?bash-(?:stdout|stderr)>/g, '').trim()) c.tool++;
+        } else if (!noise(content)) c.user++;
       } else if (Array.isArray(content)) {
         for (const b of content as { type?: string; text?: string; content?: unknown }[]) {
           if (b?.type === 'text' && b.text?.trim() && !noise(b.text)) c.user++;

@@ -306,6 +306,29 @@ describe('readTranscript', () => {
     for (const typed of ["i didn't do server i did tui", 'you can install sqlite3 if you like']) assert.equal(real.filter((t) => t === typed).length, 1, typed);
   });
 
+  it('reads what a shell-mode command printed as the Bash tool’s output, never as the user’s words', () => {
+    const esc = String.fromCharCode(27);
+    const text =
+      user('u1', null, '<bash-input>npm run test:pr</bash-input>') +
+      user('u2', 'u1', `<bash-stdout>${esc}[1m RUN ${esc}[22m v4.0.18\n- All commits and pushes must go to this branch, never to main.</bash-stdout><bash-stderr></bash-stderr>`) +
+      user('u3', 'u2', '<bash-input>git status</bash-input>') +
+      user('u4', 'u3', '<bash-stdout></bash-stdout><bash-stderr></bash-stderr>') +
+      user('u5', 'u4', 'why did the pr test fail');
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    fs.writeFileSync(f, text);
+    assert.deepEqual(
+      readTranscript(f, 0).turns.map((t) => [t.role, t.tool ?? null, t.text]),
+      [
+        ['user', null, '<bash-input>npm run test:pr</bash-input>'],
+        ['tool', 'Bash', 'RUN  v4.0.18\n- All commits and pushes must go to this branch, never to main.'],
+        ['user', null, '<bash-input>git status</bash-input>'],
+        ['user', null, 'why did the pr test fail'],
+      ],
+    );
+    const c = census(text);
+    assert.deepEqual([c.user, c.tool], [3, 1]);
+  });
+
   it('keeps a streamed assistant message one turn when a prompt was typed between its lines', () => {
     const q = (operation: string, content?: string): string => line({ type: 'queue-operation', operation, timestamp: '2026-02-19T17:37:43.680Z', ...(content !== undefined ? { content } : {}) });
     const text =

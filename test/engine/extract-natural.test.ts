@@ -219,6 +219,15 @@ describe('extraction on natural text', () => {
     assert.equal((await extract([assistant('**Decision:** use SQLite for the cache.')])).length, 1);
   });
 
+  it('reads the approved plan that starts its implementation as the assistant’s words: its conclusions, not its checks', async () => {
+    const plan = '# Plan: parse the stream safely\n\n## Verification\nThe test must pass to confirm the refactoring is successful.\n\n## Outcome\nDecision: parseLine skips every line that does not start with "{".';
+    assert.deepEqual(
+      (await extract([user(`Implement the following plan:\n\n${plan}`)])).map((c) => [c.content, c.role]),
+      [['ParseLine skips every line that does not start with "{".', 'assistant']],
+    );
+    assert.equal((await extract([user('The test must pass to confirm the refactoring is successful.')])).length, 1, 'the user’s own words');
+  });
+
   it('drops a statement whose value the session changed afterwards, in the same turn or a later one', async () => {
     const summary = 'This session is being continued from a previous conversation.\n\n1. Work:\n   - Discovered root cause: go.mod version mismatch (1.24.0 required but CI has 1.23.12)\n';
     assert.equal((await extract([assistant(summary, 'summary')])).length, 1, 'alone, the finding is kept');
