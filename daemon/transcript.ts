@@ -97,12 +97,12 @@ export const INTERRUPTED = /^\[Request interrupted by user[^\]]*\]$/;
  */
 export const SHELL_OUTPUT = /^\s*<bash-(?:stdout|stderr)>/;
 
+/** A terminal's colour and cursor codes (ESC [ … letter). */
+const TERMINAL_CODE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g');
+
 /** A shell-mode output line's text: without its tags and colour codes. */
 function shellOutputText(text: string): string {
-  return text
-    .replace(/<\/?bash-(?:stdout|stderr)>/g, '\n')
-    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g'), '')
-    .trim();
+  return text.replace(/<\/?bash-(?:stdout|stderr)>/g, '\n').replace(TERMINAL_CODE, '').trim();
 }
 /** Tools that hand work to a subagent: their result is the subagent's report. */
 export const DELEGATE_TOOLS: ReadonlySet<string> = new Set(['Task', 'Agent']);

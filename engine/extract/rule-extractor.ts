@@ -24,6 +24,7 @@ import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
 import { itemHead } from './list-items.js';
 import { reversedValues } from './reversals.js';
+import { asksLeave, decidedVerdict, handsOver, isApprovedPlan, isForecast } from './shapes.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -167,23 +168,6 @@ const MUSING =
   /\bi (?:do not|don'?t|did not|didn'?t|can'?t|cannot) (?:really |actually |quite |fully |even )?(?:see|understand|get|follow|know|remember|tell)\b|\bi(?:'m| am) (?:not sure|wondering|curious|confused)\b|\bi wonder\b|\b(?:why|when|how) (?:did |do |would |have )?you (?:decided?|chose|choose|picked?|changed?|went|go|made|make)\b|\byou(?:'ve| have)? (?:decided|chose|picked)\b/i;
 /** A personal preference goes to every repository only at or above this confidence (and durable). */
 const PERSONAL_MIN_CONFIDENCE = 0.7;
-
-/**
- * A sentence that hands over to what follows it ("… using TDD workflow since:", "… but the signature
- * is:" before a list or a code block): cut off from what it says, it says nothing whole.
- */
-const HANDS_OVER = /\b(?:since|because|as|is|are|was|were|be|to|of|the|an?|and|or|but|that|with|for|by|from|in|on|at|like|via|than|into|following|includes?|including)\s*:\s*$/i;
-
-/** A message that ends asking leave to go on ("Should I proceed with …?", "Want me to …?"). */
-const ASKS_LEAVE = /\b(?:should i|shall i|(?:do you )?want me to|would you like me to|ok(?:ay)? to|good to|may i|can i)\b[^?\n]*\?$/i;
-/** Something said to go on doing so from now on because it will ("X will carry … going forward"). */
-const FORECAST = /\b(?:will|'ll|won't)\b[^.!?]*\b(?:going forward|from now on|in (?:the )?future)\b|\b(?:going forward|from now on|in (?:the )?future)\b[^.!?]*\b(?:will|'ll|won't)\b/i;
-/** A practice stated as ours or yours to keep ("we'll always …", "you should …"): a rule, forecast or not. */
-const DURABLE_PRACTICE = /\b(?:we|you)(?:'ll| will| should| must)\b|\b(?:always|never|must|should)\b/i;
-/** A statement labelled as a decision or its outcome ("Decision: …", "**Outcome** - …"). */
-const LABELLED_DECISION = /^(?:decision|decided|outcome|conclusion|verdict)\s*[:–—-]\s*/i;
-/** A verdict word in capitals before its reason ("ACCEPT - cohesive", "DEFER: can split later"). */
-const VERDICT = /^[A-Z]{3,}(?:[ _][A-Z]{2,})?\s*(?:[-–—:(]|$)/;
 
 /** A following sentence that gives the reason belongs to the memory it explains. */
 const REASON_START = /^(?:because|since|that's because|this is because|the reason is|reason:)/i;
@@ -351,23 +335,16 @@ function proseOf(turn: ExtractTurn): string {
   return turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text;
 }
 
-/**
- * The plan Claude Code's plan mode wrote, sent back as the prompt that starts its implementation:
- * the assistant's words the user approved, read as the assistant's (its conclusions count, its steps
- * and checks for the work at hand do not).
- */
-const APPROVED_PLAN = /^\s*Implement the following plan:/;
-
 function proseDrafts(input: ExtractTurn): Draft[] {
-  const turn: ExtractTurn = input.role === 'user' && APPROVED_PLAN.test(input.text) ? { ...input, role: 'assistant' } : input;
+  const turn: ExtractTurn = input.role === 'user' && isApprovedPlan(input.text) ? { ...input, role: 'assistant' } : input;
   const list = sentences(proseOf(turn));
   const out: Draft[] = [];
   // The assistant asking leave to go on ("Should I proceed with …?"): what it calls its decision is a proposal.
-  const proposes = turn.role === 'assistant' && ASKS_LEAVE.test(turn.text.trim());
+  const proposes = turn.role === 'assistant' && asksLeave(turn.text);
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
-    if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS || HANDS_OVER.test(text)) continue;
+    if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS || handsOver(text)) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
     // A list item without a subject of its own takes its list's lead-in as one, or is no memory.
     const head = s.lead === undefined ? '' : itemHead(text, s.lead);
@@ -387,11 +364,9 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     if (turn.role === 'assistant' && (!(s.concluded || turn.kind === 'summary' || CONCLUSION.test(text) || FINDING.test(text)) || isNarration(text))) continue;
     const durable = DURABLE.test(read) || (framed !== null && framed.as !== 'asked');
     if (turn.role === 'assistant' && CHANGE_LOG.test(text) && !durable && !(RELOCATION.test(text) && NAMES_A_PATH.test(text))) continue;
-    // "Decision: ACCEPT - …" is a verdict on a finding the sentence does not name.
-    const decided = LABELLED_DECISION.exec(text);
-    if (decided && (proposes || VERDICT.test(text.slice(decided[0].length)))) continue;
-    // "The installer will carry the correct config going forward": what a change will do, not a rule.
-    if (turn.role === 'assistant' && FORECAST.test(read) && !DURABLE_PRACTICE.test(read)) continue;
+    // A verdict ("Decision: ACCEPT - …"), a proposal, a forecast ("X will … going forward"): no rule.
+    const verdict = decidedVerdict(text);
+    if (verdict === true || (verdict === false && proposes) || (turn.role === 'assistant' && isForecast(read))) continue;
     if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
