@@ -8,14 +8,21 @@ import { parse } from '../args.js';
 import { EXIT, UsageError, type Command, type CommandContext } from '../command.js';
 import { daemonHealth } from '../daemon-control.js';
 
-/** What a change to the file means for this shell and the daemon. */
-async function afterChange(name: string, ctx: CommandContext): Promise<string[]> {
+/**
+ * Whether a daemon runs, asked before the file changes: once it has changed, the daemon may already
+ * be restarting on it and not answer. A busy daemon may take a moment to answer (2 s was missed on
+ * a loaded 2-core machine); no daemon fails at once (nothing listens).
+ */
+async function daemonRuns(ctx: CommandContext): Promise<boolean> {
+  return (await daemonHealth(ctx.config(), 5000)) !== null;
+}
+
+/** What a change to the file means for this shell and the daemon (running when the change was made). */
+function afterChange(name: string, ctx: CommandContext, daemonRan: boolean): string[] {
   const notes: string[] = [];
   const env = ctx.io.env[name];
   if (env !== undefined && env !== '') notes.push(`note: ${name} is also set in this shell's environment (${name}=${env}), which overrides the file for commands run from it`);
-  // A busy daemon may take a moment to answer (2 s was missed on a loaded 2-core machine); no
-  // daemon fails at once (nothing listens).
-  if (await daemonHealth(ctx.config(), 5000)) notes.push('the running daemon restarts on the new setting within a second or two');
+  if (daemonRan) notes.push('the running daemon restarts on the new setting within a second or two');
   return notes;
 }
 
@@ -64,8 +71,10 @@ export const configSetCommand: Command = {
     const name = settingName(positionals[0]!);
     const value = positionals[1]!;
     checkSetting(name, value);
-    const file = writeConfigFile(ctx.io.env, { ...readConfigFile(ctx.io.env), [name]: value });
-    const notes = await afterChange(name, ctx);
+    const current = readConfigFile(ctx.io.env);
+    const running = await daemonRuns(ctx);
+    const file = writeConfigFile(ctx.io.env, { ...current, [name]: value });
+    const notes = afterChange(name, ctx, running);
     if (values.json) ctx.json({ name, file, notes });
     else {
       ctx.out(`${name} set in ${file}`);
@@ -85,11 +94,13 @@ export const configUnsetCommand: Command = {
     const name = settingName(positionals[0]!);
     const current = readConfigFile(ctx.io.env);
     const had = name in current;
+    let notes: string[] = [];
     if (had) {
+      const running = await daemonRuns(ctx);
       delete current[name];
       writeConfigFile(ctx.io.env, current);
+      notes = afterChange(name, ctx, running);
     }
-    const notes = had ? await afterChange(name, ctx) : [];
     if (values.json) ctx.json({ name, removed: had, file: configFilePath(ctx.io.env), notes });
     else {
       ctx.out(had ? `${name} removed from ${configFilePath(ctx.io.env)}` : `${name} was not set in the config file`);
