@@ -100,8 +100,8 @@ export const SHELL_OUTPUT = /^\s*<bash-(?:stdout|stderr)>/;
 /** A terminal's colour and cursor codes (ESC [ … letter). */
 const TERMINAL_CODE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g');
 
-/** A shell-mode output line's text: without its tags and colour codes. */
-function shellOutputText(text: string): string {
+/** A shell-mode output line's text: without its tags and colour codes (empty when it printed nothing). */
+export function shellOutputText(text: string): string {
   return text.replace(/<\/?bash-(?:stdout|stderr)>/g, '\n').replace(TERMINAL_CODE, '').trim();
 }
 /** Tools that hand work to a subagent: their result is the subagent's report. */

@@ -14,7 +14,7 @@
  * once (an interruption line under it, the reply then going on from the parent) is not a rewind and
  * counts.
  */
-import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT } from '../../daemon/transcript.js';
+import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -85,7 +85,7 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
       if (typeof content === 'string') {
         // A shell-mode command's output is tool output (when it printed anything).
         if (SHELL_OUTPUT.test(content)) {
-          if (content.replace(/<\/?bash-(?:stdout|stderr)>/g, '').trim()) c.tool++;
+          if (shellOutputText(content)) c.tool++;
         } else if (!noise(content)) c.user++;
       } else if (Array.isArray(content)) {
         for (const b of content as { type?: string; text?: string; content?: unknown }[]) {
