@@ -41,6 +41,8 @@ const CUES: readonly Cue[] = [
   cue('constraint', 0.75, /^(?:(?:and |also |but )?(?:please )?never|under no circumstances)\b/i),
   cue('constraint', 0.7, /\b(?:we|you) (?:should |must )?never\b/i),
   cue('constraint', 0.7, /^(?:(?:and |also |but )?(?:please )?always)\b/i),
+  // "we always …", "you should always …": a practice kept, wherever it sits in the sentence.
+  cue('constraint', 0.7, /\b(?:we|you)(?: should| must)? always\b|\b(?:should|must) always\b/i),
   cue('constraint', 0.7, /^(?:do not|don't|dont) (?:add|use|import|commit|push|touch|modify|change|expose|store|log|call|edit|delete|remove|bump|upgrade|merge|deploy|disable|skip|rename)\b/i),
   cue('constraint', 0.7, /\b(?:requires?|depends on) (?:node|python|java|go|ruby|rust|at least|a minimum)\b|\bat least (?:node|python|version|v?\d)/i),
   cue('constraint', 0.65, /\bonly (?:\w+ ){0,3}(?:is|are) (?:allowed|supported|permitted)\b|\b(?:is|are) mandatory\b/i),

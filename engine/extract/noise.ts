@@ -103,6 +103,8 @@ const IDIOM = new RegExp(
     String.raw`\bnever (?:really |even |actually |once )?(?:thought|knew|heard|noticed|realized|realised|expected|imagined|guessed|seen|saw|cared|understood|dreamed|dreamt)\b`,
     String.raw`\b(?:don'?t|do not|didn'?t|did not|can'?t|cannot|couldn'?t|could not) (?:really |even |actually |quite )?(?:mind|worry|know|remember|recall|understand|believe|wait|imagine|care)\b`,
     String.raw`\b(?:always|never) (?:wanted|wondered|liked the idea)\b`,
+    // What keeps happening to the speaker, not what they keep doing ("we always end up fighting the linter").
+    String.raw`\balways (?:end(?:s|ed)? up|seems?|seemed|forgets?|forgot|runs? into|ran into|gets? stuck|got stuck|breaks?|broke|fails?|failed)\b`,
     // A pleasantry: always glad to, always a pleasure.
     String.raw`\balways (?:happy|glad|pleased|keen|eager|willing|nice|fun|a pleasure)\b`,
     // A guess about a cause ("must have been", "must've changed").

@@ -31,12 +31,14 @@ const SUMMARY_LABEL = new RegExp(`^(?:\\*\\*)?${SUMMARY_WORDS}(?:\\*\\*)?:?(?:\\
 const SUMMARY_HEADING = new RegExp(`^${SUMMARY_WORDS}\\b[^.!?]{0,40}$`, 'i');
 
 /**
- * Claude Code shows each assistant reply behind a "⏺" marker, its tool output behind "⎿", and
- * indents what follows by two spaces. A user prompt holding such a block pastes the assistant's
- * (or a tool's) words, not the user's: the block runs from the marker line through the indented and
- * blank lines after it.
+ * Claude Code shows each assistant reply behind a "⏺" marker ("●" where the terminal's font lacks
+ * it), its tool output behind "⎿", and indents what follows by two spaces. A user prompt holding
+ * such a block pastes the assistant's (or a tool's) words, not the user's: the block runs from the
+ * marker line through the indented and blank lines after it. A line padded with spaces to the
+ * terminal's width was copied from a terminal, not typed: it opens such a block too (a copy that
+ * left the marker out).
  */
-const PASTED_MARKER = /^\s*[⏺⎿]\s/;
+const PASTED_MARKER = /^\s*[⏺●⎿]\s|\S {8,}$/;
 
 /**
  * A line a program printed: box-drawing characters (tree and table output), check and cross marks,
@@ -173,11 +175,19 @@ export const RUN_ON_CHARS = 240;
 const CLAUSE = /(?:[,;:]\s+|\s+[-–—]\s+|\s+)(?=(?:and then|but|so|also|instead(?! of)|then|plus|and (?:i|we|you|dont|don't|do not|never|always|use|make)|i (?:want|need|only|prefer|like|dont|don't)|we (?:need|should|use|want|dont|don't)|dont|don't|do not|never|always|please)\b)/gi;
 
 /**
+ * A sentence end typed without its space ("room sound.Another thing is …"): a word of lower-case
+ * letters, its full stop, then a capitalised word and a space. Dotted names ("Node.js",
+ * "React.Component", "obj.Method(") never match: they start with a capital, or go on with "(" or ".".
+ */
+const RUN_TOGETHER = /(?<=^|\s)([a-z]{2,}[.!?])(?=[A-Z][a-z]+[\s,;:])/g;
+
+/**
  * Split at sentence ends: ".", "!" or "?" followed by space and a capital, digit, quote or code,
  * or by a lower-case word when the text before it is a sentence of its own (people type without
  * capitals); not after "e.g." and the like. Run-on sentences are then cut at clause connectives.
  */
-export function splitSentences(text: string): string[] {
+export function splitSentences(input: string): string[] {
+  const text = input.replace(RUN_TOGETHER, '$1 ');
   const out: string[] = [];
   // A slash after a sentence's end ("don't couple./ I want …") separates it from the next as a space would.
   const re = /[.!?]+["')\]]*\/?\s+(?=[A-Za-z0-9"'`([])/g;

@@ -38,6 +38,8 @@ describe('extraction on natural text', () => {
 
   it('splits sentences that start in lower case', () => {
     assert.deepEqual(splitSentences('we use pnpm here. the ci runs on node 20. ok'), ['we use pnpm here.', 'the ci runs on node 20.', 'ok']);
+    assert.deepEqual(splitSentences('It was picking up room sound.Another thing is that I say period out loud'), ['It was picking up room sound.', 'Another thing is that I say period out loud']);
+    assert.deepEqual(splitSentences('Use Node.js here and extend React.Component when you write the view'), ['Use Node.js here and extend React.Component when you write the view']);
   });
 
   it('never stores one-off requests and approvals, and never as personal preferences', async () => {
@@ -249,6 +251,31 @@ describe('extraction on natural text', () => {
       'never push to main directly';
     const texts = (await extract([user(prompt)])).map((c) => c.content);
     assert.deepEqual(texts, ['We decided to use background agents for the fixes.', 'Never push to main directly.']);
+  });
+
+  it('does not read a reply copied from the terminal without its marker as the user’s words', async () => {
+    const pad = ' '.repeat(40);
+    const reply = [
+      ` I found a more recent reading from the same sensor:${pad}`,
+      `${pad}`,
+      '  Location: Yokohama (35.476°N, 139.572°E)',
+      `  Reading Time: February 16, 2026 at 9:52 AM${pad}`,
+      '',
+      '  1. note:dev:864475044253671 - 28.39 CPS (Feb 16, 2026 9:52 AM) ✅ MOST RECENT',
+      '  2. note:dev:863740067201316 - 36.13 CPS (June 11, 2025 - inactive)',
+      '',
+      '  The sensor is actively reporting and we should always read it in CPM.',
+    ].join('\n');
+    const got = await extract([user(`Still reporting CPS instead of CPM?\n\n${reply}\n\nwe always report radiation in CPM, never in CPS`)]);
+    assert.deepEqual(got.map((c) => c.content), ['We always report radiation in CPM, never in CPS.']);
+    const marked = await extract([user(`the server replies this:\n\n● Latest reading from Yokohama\n\n  We must always cache readings for one hour.\n\nwe never cache readings`)]);
+    assert.deepEqual(marked.map((c) => c.content), ['We never cache readings.']);
+  });
+
+  it('reads "we always …" and "you should always …" as a practice kept, and what always happens as no rule', async () => {
+    const got = await extract([user('we always use pnpm in this repo'), user('you should always run the migrations before the tests')]);
+    assert.deepEqual(got.map((c) => c.content), ['We always use pnpm in this repo.', 'You should always run the migrations before the tests.']);
+    assert.deepEqual(await extract([user('we always end up fighting the linter'), user('the build always fails on CI')]), []);
   });
 
   it('stores no sentence that hands over to a list or code after it, and no verdict on a finding', async () => {
