@@ -1,7 +1,7 @@
 /**
- * Findings: what an answer established about the questions it was asked. A parent agent's task
- * (or a user's prompt) that enumerates what it needs to know ("I need to understand: 1. … 2. …")
- * is answered by a report whose sections take those items one by one ("### 1. How X works",
+ * Findings: what an answer established about the questions it was asked. A prompt that enumerates
+ * what the user needs to know ("I need to understand: 1. … 2. …") is answered by a reply (or a
+ * report) whose sections take those items one by one ("### 1. How X works",
  * "### 2. Whether there is any Y"); each such section opens with its answer ("`list_panes/0` will
  * NOT crash. It returns `{:error, reason}`", "The timeline is exclusively a live replay mode with
  * NO rewind"). That opening, headed by its section, is a durable finding about the code base: a

@@ -45,13 +45,13 @@ describe('recall: findings', () => {
   const task = 'I need to understand:\n1. How list_panes works when tmux is not running\n2. How the session registry stores panes';
   const report = (answer: string): string => `## Key Findings\n\n### 1. How list_panes Works When tmux Is Not Running\n\n${answer}\n\n### 2. Session Registry Storage\n\nThe session registry keeps pane ids in a public ETS table.`;
 
-  it('stores what a report answered as findings: not shown at session start, answering the prompts they fit, replaced when the question is answered again', async () => {
+  it('stores what a reply to the user’s question list answered as findings: not shown at session start, answering the prompts they fit, replaced when the question is answered again', async () => {
     const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
     await engine.open();
     const base = { user_id: 'u', repo: repo.repo, dir: '.', run_id: 'old', source: { kind: 'capture' as const, session_id: 'old' } };
     const extractor = new RuleExtractor();
     const explore = async (answer: string): Promise<void> => {
-      await engine.ingest(await extractor.extract([{ role: 'user', kind: 'prompt', text: 'ok' }, { role: 'tool', tool: 'Agent', kind: 'report', task, text: report(answer) }]), base);
+      await engine.ingest(await extractor.extract([{ role: 'user', kind: 'prompt', text: task }, { role: 'assistant', text: report(answer) }]), base);
     };
     await explore('`list_panes/0` will NOT crash when tmux is missing. It returns `{:error, reason}`.');
     const stored = (await engine.list({ filter: { repo: repo.repo }, limit: 10 })).results;

@@ -67,7 +67,7 @@ describe('RuleExtractor: behaviour', () => {
     assert.deepEqual(await x.extract([{ role: 'tool', tool: 'Task', text: stated, kind: 'report' }]), []);
   });
 
-  it('takes findings from an answer to a question list: a task and the report that ends it, a prompt and the reply, a report and the task it carries', async () => {
+  it("takes findings from the reply to the user's question list, never from a subagent's task and report", async () => {
     const x = new RuleExtractor();
     const ask = 'I need to understand:\n1. Where events are stored\n2. How the server pushes new events';
     const answer = '## Findings\n\n### 1. Event Storage\n\nEvents are kept in a SQLite database at `./data/observe.db`.\n\n### 2. Pushing New Events\n\nThe server broadcasts each new event over a WebSocket to subscribed clients.';
@@ -76,11 +76,13 @@ describe('RuleExtractor: behaviour', () => {
       ['fact', 0.6, 'assistant', 'Pushing New Events: The server broadcasts each new event over a WebSocket to subscribed clients.'],
     ];
     const shape = (cs: readonly Candidate[]) => cs.map((c) => [c.category, c.confidence, c.role, c.content]);
-    assert.deepEqual(shape(await x.extract([{ role: 'user', kind: 'task', text: ask }, assistant('Let me look.'), assistant(answer)])), expected);
-    assert.deepEqual(shape(await x.extract([{ role: 'user', kind: 'prompt', text: ask }, assistant(answer)])), expected);
-    assert.deepEqual(shape(await x.extract([user('go'), { role: 'tool', tool: 'Agent', kind: 'report', task: ask, text: answer }])), expected);
-    assert.deepEqual(await x.extract([user('go'), { role: 'tool', tool: 'Agent', kind: 'report', text: answer }]), [], 'a report whose task is unknown answers no known question');
-    assert.deepEqual(await x.extract([{ role: 'user', kind: 'task', text: 'Look into the event storage and report back.' }, assistant(answer)]), [], 'a task that asks no list');
+    assert.deepEqual(shape(await x.extract([{ role: 'user', kind: 'prompt', text: ask }, assistant('Let me look.'), assistant(answer)])), expected);
+    assert.deepEqual(await x.extract([{ role: 'user', kind: 'prompt', text: 'Look into the event storage and tell me what you see.' }, assistant(answer)]), [], 'a prompt that asks no list');
+    // A subagent's work is the parent's raw material: its own transcript (the task, then its answer)
+    // and its report in the parent's transcript stay in the episode.
+    assert.deepEqual(await x.extract([{ role: 'user', kind: 'task', text: ask }, assistant('Let me look.'), assistant(answer)]), []);
+    assert.deepEqual(await x.extract([user('go'), { role: 'tool', tool: 'Agent', kind: 'report', task: ask, text: answer }]), []);
+    assert.deepEqual(await x.extract([{ role: 'user', kind: 'prompt', text: ask }, { role: 'user', kind: 'task', text: 'Explore the server.' }, assistant(answer)]), [], 'a subagent answer never pairs with the prompt before its task');
   });
 
   it('is deterministic: same turns, same candidates, across calls and instances', async () => {
