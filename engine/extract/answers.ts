@@ -23,13 +23,21 @@ const ANSWER_CONFIDENCE = 0.8;
 const MAX_TERSE_CHARS = 120;
 const MAX_CONTENT = 300;
 
-/** `Option A: …`, `**A)** …`, `1. …`, `- B - …` lines of the assistant's message, by label. */
+/**
+ * `Option A: …`, `**A)** …`, `1. …`, `- B - …` lines of the assistant's message, by label: the
+ * first line of each label, except that a line named an option ("## Option 2: …") wins over the
+ * numbered steps of an option before it ("1. Connects to …", "2. Forwards …").
+ */
 function optionsOf(text: string): Map<string, string> {
   const out = new Map<string, string>();
-  const re = /^[ \t]*(?:[-*•]\s+|#{1,6}\s+)?(?:\*\*|__)?(?:option|choice|approach|plan|alternative)?\s*\(?([A-Za-z]|\d{1,2})[).:–-](?:\*\*|__)?\s+(.{8,})$/gim;
+  const named = new Set<string>();
+  const re = /^[ \t]*(?:[-*•]\s+|#{1,6}\s+)?(?:\*\*|__)?(option|choice|approach|plan|alternative)?\s*\(?([A-Za-z]|\d{1,2})[).:–-](?:\*\*|__)?\s+(.{8,})$/gim;
   for (const m of text.matchAll(re)) {
-    const label = m[1]!.toUpperCase();
-    if (!out.has(label)) out.set(label, m[2]!.replace(/\*\*|__|`/g, '').trim());
+    const label = m[2]!.toUpperCase();
+    const isNamed = m[1] !== undefined;
+    if (out.has(label) && (named.has(label) || !isNamed)) continue;
+    out.set(label, m[3]!.replace(/\*\*|__|`/g, '').trim());
+    if (isNamed) named.add(label);
   }
   return out;
 }
@@ -56,6 +64,8 @@ const CHOICE =
 const STATE_QUESTION = /^(?:is|are|was|were|has|have|had|does|did|do you have|can you (?:see|access|reach|connect)|could you (?:see|access|reach))\b/i;
 /** The moment: how things are now, something failing now, what to do next, in which order, or by when (tonight, tomorrow). */
 const MOMENT = /\b(?:currently|right now|at the moment|at this point|already|still|yet|next|first|for now|this time|today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|sequence|in (?:what|which) order|(?:is|are|isn't|aren't|is not|are not) (?:responding|running|working|reachable|available|up|down|on|online|offline)|not responding|(?:doesn't|does not|didn't|did not|won't|can't|cannot) (?:work|respond|connect|start|load|build|run)|fail(?:s|ed|ing)?|broken|(?:an? |the )?error)\b/i;
+/** An option bound to the work at hand ("Drive-by fix in this PR", "Subagent-Driven (this session)"). */
+const AT_HAND = /\bthis (?:pr|pull request|session|branch|commit|task|run)\b/i;
 /** An option that says when or in which order ("Fix the import first", "Do it later"). */
 const WHEN = /\b(?:first|next|now|later|for now|this time|today|tonight|tomorrow|afterwards)\b/i;
 /** An answer that is an action for now ("Try the web UI", "Skip it", "Later"). */
@@ -63,11 +73,12 @@ const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ah
 
 /**
  * Whether an AskUserQuestion answer decides something that lasts: the question asks for a choice
- * (and not about the state of things now or the next step), and the answer is not an action for now.
+ * (and not about the state of things now or the next step), and the answer is not an action for now
+ * nor bound to the work at hand.
  */
 export function decidesLastingChoice(question: string, answer: string): boolean {
   const q = question.trim();
-  if (!CHOICE.test(q) || MOMENT.test(q) || ACTION_NOW.test(answer.trim())) return false;
+  if (!CHOICE.test(q) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(answer)) return false;
   return !STATE_QUESTION.test(q) || /\b(?:want|prefer|should)\b/i.test(q);
 }
 
@@ -96,7 +107,7 @@ export function answerDrafts(turn: ExtractTurn, previousAssistant: string): Answ
   const out: AnswerDraft[] = [];
   for (const p of chosen) {
     const text = options.get(p.option) ?? (p.question ? options.get(p.question) : undefined);
-    if (!text || WHEN.test(text) || ACTION_NOW.test(text)) continue;
+    if (!text || WHEN.test(text) || AT_HAND.test(text) || ACTION_NOW.test(text)) continue;
     out.push({ content: clip(cleanContent(`Decision: ${text}`)), confidence: ANSWER_CONFIDENCE });
   }
   return out;

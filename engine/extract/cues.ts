@@ -26,7 +26,8 @@ const CUES: readonly Cue[] = [
   cue('decision', 0.85, /\b(?:i|we)(?:'ve| have)? (?:finally |just |now )?decided\b|\bdecided (?:to|on|that|against)\b/i),
   cue('decision', 0.85, /\b(?:we|i)(?:'ve| have)? (?:all )?agreed\b|\bagreed (?:to|on|that)\b/i),
   cue('decision', 0.8, /\blet'?s (?:go with|use|switch|stick with|move to|adopt|keep|drop|pick|standardi[sz]e on|migrate)\b/i),
-  cue('decision', 0.75, /\bwe(?:'ll| will|'re going to| are going to| shall)\s+(?:\w+ly\s+)?(?:use|go with|switch|stick with|move|adopt|keep|drop|migrate|standardi[sz]e|store|expose|deploy|replace|rely on)\b/i),
+  // Not on what is in front of the user ("then we will deploy it", "we'll keep that for now").
+  cue('decision', 0.75, /\bwe(?:'ll| will|'re going to| are going to| shall)\s+(?:\w+ly\s+)?(?:use|go with|switch|stick with|move|adopt|keep|drop|migrate|standardi[sz]e|store|expose|deploy|replace|rely on)\b(?!\s+(?:it|this|that|them)\b\s*(?:[.!?,;]|$|(?:then|now|later|first|for now|when|once|after|afterwards|too|as well)\b))/i),
   cue('decision', 0.65, /\bwe should (?:use|go with|switch|stick with|move|adopt|keep|drop|migrate)\b/i),
   cue('decision', 0.75, /\b(?:we|i)(?:'re| are|'m| am|'ve| have)? ?(?:switching|switched|moving|moved|migrating|migrated|replacing|replaced)\b[^.]{0,60}?\b(?:to|with|from|over)\b/i),
   cue('decision', 0.75, /\b(?:going|went) with\b|\bopted (?:for|to)\b|\bsettled on\b|\bwe (?:chose|picked)\b/i),
@@ -77,7 +78,7 @@ const CUES: readonly Cue[] = [
 
   cue('context', 0.75, /\b(?:this|the|our) (?:repo|repository|project|monorepo|codebase|app|application|service|backend|frontend|api|cli|site|product|stack)\b[^.]{0,40}\b(?:uses|is built (?:with|on)|is written in|is a|runs on|depends on|talks to|is deployed|consists of)\b/i),
   cue('context', 0.75, /\b(?:is|are) (?:written|built|implemented|developed) (?:in|with|on)\b/i),
-  cue('context', 0.75, /\bdeploy(?:s|ments?|ed|ing)?\b[^.]{0,30}\b(?:go(?:es)? through|via|run on|happen|are done|is done|through)\b/i),
+  cue('context', 0.75, /\bdeploy(?:s|ments?|ed|ing)?\b[^.]{0,30}\b(?:go(?:es)? through|via|run on|happen|(?:are|is) done (?:via|through|with|by|from|on)|through)\b/i),
   cue('context', 0.6, /\b(?:runs?|hosted|deployed|lives?) (?:on|in|at)\b/i),
   cue('context', 0.6, /\bwe(?:'re| are) (?:building|migrating|using|running)\b/i),
   cue('context', 0.65, KNOWN_TOOL_IN_USE),

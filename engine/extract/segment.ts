@@ -69,13 +69,30 @@ export function stripPastedOutput(text: string): string {
     pasted = false;
     out.push(line);
   }
-  const marked = out.flatMap((line, i) => (isProgramLine(line) ? [i] : []));
-  if (marked.length < MIN_PROGRAM_LINES) return out.join('\n');
+  const typed = withoutCopiedAnswer(out);
+  const marked = typed.flatMap((line, i) => (isProgramLine(line) ? [i] : []));
+  if (marked.length < MIN_PROGRAM_LINES) return typed.join('\n');
   const from = marked[0]!;
   const to = marked[marked.length - 1]!;
-  const filled = out.slice(from, to + 1).filter((line) => line.trim() !== '').length;
-  if (marked.length < MIN_PROGRAM_SHARE * filled) return out.join('\n');
-  return [...out.slice(0, from), ...out.slice(to + 1)].join('\n');
+  const filled = typed.slice(from, to + 1).filter((line) => line.trim() !== '').length;
+  if (marked.length < MIN_PROGRAM_SHARE * filled) return typed.join('\n');
+  return [...typed.slice(0, from), ...typed.slice(to + 1)].join('\n');
+}
+
+/**
+ * U+FFFC stands where a chat app's answer had a citation chip or an image: text copied from it, not
+ * typed. With two or more, the paragraphs from the first to the last are the copied answer.
+ */
+const COPIED_MARK = '\uFFFC';
+
+function withoutCopiedAnswer(lines: readonly string[]): string[] {
+  const marked = lines.flatMap((line, i) => (line.includes(COPIED_MARK) ? [i] : []));
+  if (marked.length < 2) return [...lines];
+  let from = marked[0]!;
+  while (from > 0 && lines[from - 1]!.trim() !== '') from--;
+  let to = marked[marked.length - 1]!;
+  while (to + 1 < lines.length && lines[to + 1]!.trim() !== '') to++;
+  return [...lines.slice(0, from), ...lines.slice(to + 1)];
 }
 
 /**

@@ -81,14 +81,26 @@ describe('extraction on natural text', () => {
     );
   });
 
+  it('resolves "option 2" to the option so named, not to the second step of the option before it', async () => {
+    const menu =
+      '## Option 1: Bridge service\n\nRun a small script that:\n1. Connects to the device stream\n2. Forwards each reading to your server\n\n' +
+      '## Option 2: Post from the firmware itself\n\nAdd an http_request component that posts readings to the API every minute.\n\nWhich do you prefer?';
+    const got = await extract([assistant(menu), user('I would like to do option 2 :D')]);
+    assert.deepEqual(got.map((c) => c.content), ['Post from the firmware itself.']);
+    assert.deepEqual((await extract([assistant('Steps:\n1. Connects to the device stream\n2. Forwards each reading to your server\n\nWhich one should we use?'), user('2')])).map((c) => c.content), ['Forwards each reading to your server.'], 'a bare number still picks a numbered line');
+  });
+
   it('leaves a terse pick of what to do first or next to the episode', async () => {
     const menu = '### Options\n\n**Option 1: Fix the broken import first** (recommended)\n**Option 2: Implement the metrics by hand** (faster for this task)\n\nYour call - which path?';
     assert.deepEqual(await extract([assistant(menu), user('1 fix it and do it right is best')]), [], 'an option that says what comes first');
     const now = 'The staging host is not responding.\n\n1. Restart the VM from the console\n2. Open a support ticket\n\nWhat should I do right now?';
     assert.deepEqual(await extract([assistant(now), user('1')]), [], 'a question about the moment');
+    const pr = 'CI on main is red.\n\n**A) Drive-by fix in this PR** - delete the dead line as a separate commit\n**B) Separate PR** - keep this one focused\n\nWhich do you prefer?';
+    assert.deepEqual(await extract([assistant(pr), user('A')]), [], 'an option bound to the work at hand');
   });
 
   it('turns an AskUserQuestion answer into a decision', async () => {
+    assert.deepEqual(await extract([user('How should the plan be executed? → Subagent-Driven (this session) - fresh subagent per task', 'answer')]), [], 'bound to the work at hand');
     const got = await extract([user('Which package manager? → pnpm (fast, strict)', 'answer')]);
     assert.deepEqual(
       got.map((c) => [c.category, c.content]),
@@ -276,6 +288,29 @@ describe('extraction on natural text', () => {
     const got = await extract([user('we always use pnpm in this repo'), user('you should always run the migrations before the tests')]);
     assert.deepEqual(got.map((c) => c.content), ['We always use pnpm in this repo.', 'You should always run the migrations before the tests.']);
     assert.deepEqual(await extract([user('we always end up fighting the linter'), user('the build always fails on CI')]), []);
+  });
+
+  it('does not read an answer copied from a chat app (its citation marks) as the user’s words', async () => {
+    const copied = [
+      'Yep. Your photos confirm the core problem:',
+      '    •    the device still runs the original firmware \uFFFC',
+      '',
+      'You should always back up the original firmware before flashing. \uFFFC',
+      '',
+      'The docs also note that the device should expose a USB serial interface. \uFFFC',
+    ].join('\n');
+    const got = await extract([user(`${copied}\n\nwe never flash without a backup of the firmware`)]);
+    assert.deepEqual(got.map((c) => c.content), ['We never flash without a backup of the firmware.']);
+  });
+
+  it('reads no decision in what is planned for the thing at hand, and no deployment practice in "when we are done"', async () => {
+    const plans = await extract([
+      user('I have a server and we can make the api for it in this project then we will deploy it.'),
+      user('If we make the code I can get you up and running on the server and continue with the api deployment when we are done.'),
+    ]);
+    assert.deepEqual(plans, []);
+    const kept = await extract([user('We will deploy it through GitHub Actions from now on.'), user('Deployments are done via the release workflow.')]);
+    assert.equal(kept.length, 2, JSON.stringify(kept.map((c) => c.content)));
   });
 
   it('stores no sentence that hands over to a list or code after it, and no verdict on a finding', async () => {
