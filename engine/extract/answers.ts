@@ -78,7 +78,9 @@ const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ah
  */
 export function decidesLastingChoice(question: string, answer: string): boolean {
   const q = question.trim();
-  if (!CHOICE.test(q) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(answer)) return false;
+  // The option's label, not the description after it ("Security writes only (… out of scope for this branch)").
+  const label = answer.replace(/\s*\(.*$/s, '');
+  if (!CHOICE.test(q) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label)) return false;
   return !STATE_QUESTION.test(q) || /\b(?:want|prefer|should)\b/i.test(q);
 }
 

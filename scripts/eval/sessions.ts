@@ -59,7 +59,8 @@ export function setOf(labels: Pick<Labels, 'holdout' | 'unseen' | 'newest' | 'se
 export function setColumns(sets: Readonly<Record<SetName, SetScores>>): SetName[] {
   const others = Object.keys(sets)
     .filter((n) => !LEGACY_SETS.includes(n))
-    .sort();
+    // blind-2 before blind-10: numbers in names compare as numbers.
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   return [...LEGACY_SETS, ...others].filter((n) => ALWAYS_SHOWN.has(n) || (sets[n]?.fixtures ?? 0) > 0);
 }
 

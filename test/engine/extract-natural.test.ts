@@ -100,7 +100,9 @@ describe('extraction on natural text', () => {
   });
 
   it('turns an AskUserQuestion answer into a decision', async () => {
-    assert.deepEqual(await extract([user('How should the plan be executed? → Subagent-Driven (this session) - fresh subagent per task', 'answer')]), [], 'bound to the work at hand');
+    assert.deepEqual(await extract([user('How should the plan be executed? → Drive-by fix in this PR (fastest)', 'answer')]), [], 'bound to the work at hand');
+    const scope = await extract([user('How much of the API should the branch cover? → Security writes only (declare the admin surface out of scope for this branch)', 'answer')]);
+    assert.equal(scope.length, 1, 'the description may name the work at hand');
     const got = await extract([user('Which package manager? → pnpm (fast, strict)', 'answer')]);
     assert.deepEqual(
       got.map((c) => [c.category, c.content]),

@@ -70,6 +70,7 @@ describe('real sessions, replayed through hooks.json', () => {
     const sets = { tuned: scores(2), holdout: scores(1), unseen: scores(0), newest: scores(3), 'blind-2': scores(1, 4, 1), 'blind-1': scores(2, 2, 2) };
     assert.deepEqual(setColumns(sets), ['tuned', 'holdout', 'newest', 'blind-1', 'blind-2']);
     assert.deepEqual(setColumns({ tuned: scores(0), holdout: scores(0), 'blind-1': scores(0) }), ['tuned', 'holdout'], 'a named set without fixtures has no column');
+    assert.deepEqual(setColumns({ tuned: scores(1), 'blind-10': scores(1), 'blind-9': scores(1), 'blind-2': scores(1) }), ['tuned', 'holdout', 'blind-2', 'blind-9', 'blind-10'], 'in the order of their numbers');
     const md = renderTables({ sets, questions: [], firstRecall: { sessionStart: 0, prompt: 0, sessions: 0 }, memories: [], junk: [], ms: 0 }, 'npm run eval:sessions', 9);
     const lines = md.split('\n');
     assert.match(lines.find((l) => l.startsWith('| measure'))!, /\| held out \(newest\) \| blind-1 \| blind-2 \|$/);
