@@ -192,7 +192,8 @@ function probes(): Probe[] {
       allowed: ownData(canWrite),
       run: async (f) => {
         if (!canWrite(f.holder.role)) return f.as('GET', `/v1/jobs/${crypto.randomUUID()}`);
-        const job = ok(await s.as(f.holder.key)('POST', '/v1/memories', { user_id: 'walker', infer: true, async: true, messages: [{ role: 'user', content: `${f.holder.marker}: we always use pnpm` }] }), 202);
+        // A project memory (the job's): it carries no personal marker, which every member may then read.
+        const job = ok(await s.as(f.holder.key)('POST', '/v1/memories', { user_id: 'walker', infer: true, async: true, messages: [{ role: 'user', content: `job ${uniq()}: we always use pnpm` }] }), 202);
         return f.as('GET', `/v1/jobs/${job.job_id}`);
       },
     },
