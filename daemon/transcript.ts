@@ -228,10 +228,14 @@ export function activeBranch(entries: RawEntry[], opts: ReadOptions = {}): RawEn
   const last = msgs[msgs.length - 1];
   if (!last?.uuid) return msgs;
   const chain = new Set<string>();
+  const at = new Map(main.map((e, i) => [e, i] as const));
   for (let cur: RawEntry | undefined = last; cur?.uuid && !chain.has(cur.uuid); ) {
     chain.add(cur.uuid);
     const p = parentOf(cur);
-    cur = p ? byId.get(p) : undefined;
+    // A root in the middle of the file (an older client's compaction summary, written with neither
+    // parentUuid nor logicalParentUuid) goes on from the conversation before it: the last message
+    // written before it. A parent named but not in this read (an earlier read) ends the chain.
+    cur = p ? byId.get(p) : main.slice(0, at.get(cur)).findLast((e) => isMessage(e) && e.uuid !== undefined && !chain.has(e.uuid));
   }
   /** Where an off-chain entry's branch leaves the chain (null: its ancestry leaves this read). */
   const rootCache = new Map<string, string | null>();

@@ -56,6 +56,12 @@ export const DURABLE =
   /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|anymore|(?:any more|any longer)(?=\s*(?:[.,;:!?)]|$|(?:and|but|so|because|since|either|too|now)\b))|each time)\b/i;
 /** A request for now ("make it so", "go ahead and …", "create the plan!"): never a memory without a durability cue. */
 const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$|\blet(?:'s|s| us) (?:go with|use|keep|drop|pick|stick with|take|remove|delete|merge) (?:anything|everything|whatever|it|that|this|these|those|them|all of (?:it|them|these|those))\b/i;
+/**
+ * Picking the one in front of the user ("let's use this one instead"): a choice among what is on
+ * screen, whatever durability word it holds ("instead"), unless it says it lasts ("from now on").
+ */
+const PICKS_AT_HAND = /\blet(?:'s|s| us) (?:go with|use|keep|pick|stick with|take) (?:this|that|the (?:first|second|third|last|other|new|old)) one\b/i;
+const LASTS = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule)\b/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
 /**
@@ -151,7 +157,7 @@ const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
  * when it says where something now lives ("Moved the fixtures to test/fixtures").
  */
 const CHANGE_LOG =
-  /^(?:i |we )?(?:replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up|designed|implemented|introduced|pinned|installed|configured|set up|enabled|disabled|upgraded|downgraded|relocated)\b/i;
+  /^(?:(?!(?:decision|decided|conclusion|outcome|summary|root cause)\b)[\w ]{1,30}:\s+)?(?:i |we )?(?:successfully )?(?:started|restarted|launched|ran|replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up|designed|implemented|introduced|pinned|installed|configured|set up|enabled|disabled|upgraded|downgraded|relocated)\b/i;
 /** A change-log line that moves something somewhere: where it now lives is worth keeping. */
 const RELOCATION = /^(?:i |we )?(?:moved|renamed|relocated|extracted|split)\b[^.]*\b(?:to|into|under|in)\s/i;
 /**
@@ -369,6 +375,7 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     const verdict = decidedVerdict(text);
     if (verdict === true || (verdict === false && proposes) || (turn.role === 'assistant' && isForecast(read))) continue;
     if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
+    if (PICKS_AT_HAND.test(read) && !LASTS.test(read)) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
     if (!durable && (ONE_OFF.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;

@@ -69,6 +69,31 @@ describe('readTranscript', () => {
     );
   });
 
+  it('drops a branch rewound away from before a compaction whose summary names no parent (Claude Code 1.0.x)', () => {
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    const summary = line({ type: 'user', uuid: 's1', parentUuid: null, isCompactSummary: true, message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context.' } });
+    fs.writeFileSync(
+      f,
+      user('u1', null, 'start') +
+        asst('a1', 'u1', 'm1', [{ type: 'text', text: 'first answer' }]) +
+        user('u2', 'a1', 'couple of things here') +
+        asst('e1', 'u2', 'm2', [{ type: 'text', text: 'API Error: unable to respond' }]) +
+        user('u3', 'a1', 'couple of things here') +
+        asst('a3', 'u3', 'm3', [{ type: 'text', text: 'kept answer' }]) +
+        summary +
+        user('u4', 's1', 'after the compaction') +
+        asst('a4', 'u4', 'm4', [{ type: 'text', text: 'last answer' }]),
+    );
+    const texts = readTranscript(f, 0).turns.map((t) => t.text);
+    assert.ok(!texts.includes('API Error: unable to respond'), JSON.stringify(texts));
+    assert.deepEqual(
+      texts.filter((t) => t !== 'This session is being continued from a previous conversation that ran out of context.'),
+      ['start', 'first answer', 'couple of things here', 'kept answer', 'after the compaction', 'last answer'],
+    );
+    const later = readTranscript(f, fs.readFileSync(f, 'utf8').indexOf('{"type":"user","uuid":"u4"'));
+    assert.deepEqual(later.turns.map((t) => t.text), ['after the compaction', 'last answer'], 'a read from after the summary keeps what its parents leave out');
+  });
+
   it('starts over when the file shrank (replaced)', () => {
     const f = path.join(tempDir('tr-'), 't.jsonl');
     fs.writeFileSync(f, user('u1', null, 'a long first prompt that takes room') + user('u2', 'u1', 'second'));

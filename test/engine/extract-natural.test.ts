@@ -315,6 +315,12 @@ describe('extraction on natural text', () => {
     assert.equal(kept.length, 2, JSON.stringify(kept.map((c) => c.content)));
   });
 
+  it('reads no decision in picking the one in front of the user, and no fact in a report that the server started', async () => {
+    assert.deepEqual(await extract([user("Let's use this one instead and modify the rest accordingly.")]), []);
+    assert.deepEqual(await extract([assistant('## Summary\n- Server Startup: Successfully started the server on port 8000 with debug mode enabled.')]), []);
+    assert.equal((await extract([user("Let's use pnpm instead of npm.")])).length, 1, 'a named choice is still a decision');
+  });
+
   it('stores no sentence that hands over to a list or code after it, and no verdict on a finding', async () => {
     const got = await extract([
       assistant('**Decision:** Implement AST metrics manually using TDD workflow since:\n1. Faster for a 7-task plan\n2. The orchestrator has bugs'),
