@@ -122,16 +122,7 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       for (const f of t.files ?? []) if (!cur.files.includes(f)) cur.files.push(f);
     }
   }
-  return out.filter((d) => hasOwnRecord(d) || d.reports.length > 0);
-}
-
-/**
- * Whether the turn leaves a record of its own: it has an outcome or Q&A, or it did work (changed
- * files, ran a build or test) before it was cut short (interrupted, or the session ended mid-turn):
- * the request and what it touched are then the record.
- */
-function hasOwnRecord(d: EpisodeDraft): boolean {
-  return d.outcome.trim() !== '' || d.qa.length > 0 || d.files.length > 0 || (d.commands?.length ?? 0) > 0;
+  return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0 || d.reports.length > 0);
 }
 
 /**
@@ -242,9 +233,9 @@ export function reportBlocks(d: EpisodeDraft, r: EpisodeReport): string[] {
   return blocksOf([`${verb}: ${clip(d.request, MAX_REQUEST_CONTINUED)}`], [{ label, text: tidy(r.text) }], `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
 }
 
-/** The records an episode leaves, each a list of blocks: the turn itself (see hasOwnRecord), then one per report. */
+/** The records an episode leaves, each a list of blocks: the turn itself (when it has an outcome or Q&A), then one per report. */
 export function episodeRecords(d: EpisodeDraft): string[][] {
-  const own = hasOwnRecord(d) ? [episodeBlocks(d)] : [];
+  const own = d.outcome.trim() || d.qa.length > 0 ? [episodeBlocks(d)] : [];
   return [...own, ...d.reports.map((r) => reportBlocks(d, r))];
 }
 
@@ -486,7 +477,7 @@ export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[
       continue;
     }
     const turn = contentHash(`${scope.run_id}\u0000${records[0]![0]}`).slice(0, 16);
-    const own = hasOwnRecord(d);
+    const own = d.outcome.trim() !== '' || d.qa.length > 0;
     for (const [r, blocks] of records.entries()) {
       if (seen.has(blocks[0]!)) continue;
       const isReport = r > 0 || !own;

@@ -180,23 +180,6 @@ describe('episodes', () => {
     assert.match(row?.content ?? '', /^Files: apps\/api\/src\/migrations\/1740-AddShares\.ts$/m);
   });
 
-  it('keeps a turn cut short after it did work (files changed, a test run): its request and what it touched', async () => {
-    const e = await engine();
-    await recordEpisodes(
-      e,
-      [
-        turn('user', 'move the session store to redis and keep the old sqlite code for a release', { kind: 'prompt' }),
-        turn('assistant', '', { files: ['/Users/u/Code/app/src/session/store.ts'] }),
-        turn('tool', '$ npm test\n3 failing', { tool: 'Bash', ok: false }),
-        turn('user', 'where do we keep the feature flags', { kind: 'prompt' }),
-      ],
-      scope,
-    );
-    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 5 })).results.map((r) => r.content);
-    assert.deepEqual(rows, ['Asked: move the session store to redis and keep the old sqlite code for a release\nFiles: src/session/store.ts\nRan: npm test (failed)']);
-    assert.deepEqual(episodeDrafts([turn('user', 'where do we keep the feature flags', { kind: 'prompt' })]), [], 'a request that got nothing done leaves no record');
-  });
-
   it('folds a short follow-up into the episode and writes nothing twice when the same turns are replayed', async () => {
     const e = await engine();
     const turns = [turn('user', 'where is the sqlite database', { kind: 'prompt' }), turn('assistant', 'In ./data/observe.db.'), turn('user', 'thanks, commit it', { kind: 'prompt' }), turn('assistant', 'Committed.')];
