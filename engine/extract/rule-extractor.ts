@@ -24,7 +24,7 @@ import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
 import { itemHead } from './list-items.js';
 import { reversedValues } from './reversals.js';
-import { asksLeave, decidedVerdict, handsOver, isApprovedPlan, isForecast } from './shapes.js';
+import { asksLeave, decidedVerdict, handsOver, isApprovedPlan, isForecast, picksAtHand } from './shapes.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -56,12 +56,6 @@ export const DURABLE =
   /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|anymore|(?:any more|any longer)(?=\s*(?:[.,;:!?)]|$|(?:and|but|so|because|since|either|too|now)\b))|each time)\b/i;
 /** A request for now ("make it so", "go ahead and …", "create the plan!"): never a memory without a durability cue. */
 const ONE_OFF = /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us))\b|(?:^|\s)now[.!]*$|!\s*$|\blet(?:'s|s| us) (?:go with|use|keep|drop|pick|stick with|take|remove|delete|merge) (?:anything|everything|whatever|it|that|this|these|those|them|all of (?:it|them|these|those))\b/i;
-/**
- * Picking the one in front of the user ("let's use this one instead"): a choice among what is on
- * screen, whatever durability word it holds ("instead"), unless it says it lasts ("from now on").
- */
-const PICKS_AT_HAND = /\blet(?:'s|s| us) (?:go with|use|keep|pick|stick with|take) (?:this|that|the (?:first|second|third|last|other|new|old)) one\b/i;
-const LASTS = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule)\b/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
 /**
@@ -305,11 +299,8 @@ export class RuleExtractor implements Extractor {
 
 /**
  * The findings of a batch: each prompt the user typed paired with the assistant's last message
- * before the next request. A subagent's work (its task, its report, its own transcript) is the
- * parent agent's raw material, like its tool output: it stays in the episode, and what the parent
- * concludes from it is read in the parent's own words. On real sessions, findings taken from
- * subagent reports stated a fact the labels name 2 times in 16 (code tours, review issues that the
- * session then fixed, git status).
+ * before the next request. A subagent's work (task, report, own transcript) is the parent's raw
+ * material: it stays in the episode (findings taken from it named a labelled fact 2 times in 16).
  */
 function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
   const out: Finding[] = [];
@@ -375,7 +366,7 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     const verdict = decidedVerdict(text);
     if (verdict === true || (verdict === false && proposes) || (turn.role === 'assistant' && isForecast(read))) continue;
     if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
-    if (PICKS_AT_HAND.test(read) && !LASTS.test(read)) continue;
+    if (picksAtHand(read)) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
     if (!durable && (ONE_OFF.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;

@@ -1,8 +1,8 @@
 /**
  * Shapes of text that state nothing lasting on their own, whatever cue they hold: a sentence cut
  * off before the list or code it leads into, a verdict on a finding, a proposal the assistant asks
- * leave to carry out, a forecast of what a change will do, and the approved plan that starts its
- * implementation (the assistant's words, not the user's).
+ * leave to carry out, a forecast of what a change will do, a pick among what is on screen, and the
+ * approved plan that starts its implementation (the assistant's words, not the user's).
  */
 
 /**
@@ -46,6 +46,17 @@ export function decidedVerdict(sentence: string): boolean | null {
 /** A forecast ("… will … going forward") that states no practice of ours or yours. */
 export function isForecast(sentence: string): boolean {
   return FORECAST.test(sentence) && !DURABLE_PRACTICE.test(sentence);
+}
+
+/**
+ * Picking the one in front of the user ("let's use this one instead"): a choice among what is on
+ * screen, whatever durability word it holds ("instead"), unless it says it lasts ("from now on").
+ */
+const PICKS_AT_HAND = /\blet(?:'s|s| us) (?:go with|use|keep|pick|stick with|take) (?:this|that|the (?:first|second|third|last|other|new|old)) one\b/i;
+const LASTS = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule)\b/i;
+
+export function picksAtHand(sentence: string): boolean {
+  return PICKS_AT_HAND.test(sentence) && !LASTS.test(sentence);
 }
 
 export function isApprovedPlan(prompt: string): boolean {
