@@ -14,7 +14,7 @@ import { PauseState } from './pause.js';
 import { recall, type RecallRequest } from './recall.js';
 import { RecalledPerSession } from './recall-seen.js';
 import { repoInfo } from './repo.js';
-import { SessionTable, type LiveSession } from './sessions.js';
+import { forgetOpenTurn, SessionTable, type LiveSession } from './sessions.js';
 import { createSync, SYNC_DRAIN_MS } from './sync-setup.js';
 import type { SyncService } from '../sync/index.js';
 import { TranscriptWatcher } from './watch.js';
@@ -107,10 +107,7 @@ export class Daemon {
     // come back in the episode).
     this.engine.onPurge((_ids, phase) => {
       if (phase !== 'after') return;
-      for (const s of this.sessions.all()) {
-        s.openTurn = undefined;
-        s.openFrom = undefined;
-      }
+      for (const s of this.sessions.all()) forgetOpenTurn(s);
       this.scrubJournal();
     });
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
@@ -257,8 +254,7 @@ export class Daemon {
       if (!s.transcript) continue;
       s.offset = s.readOffset = 0;
       s.buffered = [];
-      s.openTurn = undefined;
-      s.openFrom = undefined;
+      forgetOpenTurn(s);
     }
     this.sessions.save();
     const target = this.sync.state.target;
@@ -333,8 +329,7 @@ export class Daemon {
       s.offset = 0;
       s.readOffset = 0;
       s.buffered = [];
-      s.openTurn = undefined;
-      s.openFrom = undefined;
+      forgetOpenTurn(s);
     }
   }
 

@@ -43,6 +43,12 @@ export interface LiveSession extends SessionRecord {
   openTurn?: Turn[];
 }
 
+/** Forget the turn in progress and where to read it again from (a purge, a new transcript, a salvage). */
+export function forgetOpenTurn(s: LiveSession): void {
+  s.openTurn = undefined;
+  s.openFrom = undefined;
+}
+
 /** Sessions idle and ended for this long are forgotten (their memories stay). */
 const FORGET_AFTER_MS = 7 * 24 * 3600_000;
 

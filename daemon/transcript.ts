@@ -104,6 +104,11 @@ const TERMINAL_CODE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`,
 export function shellOutputText(text: string): string {
   return text.replace(/<\/?bash-(?:stdout|stderr)>/g, '\n').replace(TERMINAL_CODE, '').trim();
 }
+/** A string user line Claude Code wrote itself: a command echo, the continuation notice, an interruption, shell-mode output. */
+export function writtenByClaudeCode(text: string): boolean {
+  return COMMAND_NOISE.test(text) || CONTINUED.test(text) || INTERRUPTED.test(text.trim()) || SHELL_OUTPUT.test(text);
+}
+
 /** Tools that hand work to a subagent: their result is the subagent's report. */
 export const DELEGATE_TOOLS: ReadonlySet<string> = new Set(['Task', 'Agent']);
 /**
@@ -202,7 +207,7 @@ function isMessage(e: RawEntry): boolean {
 function isTypedPrompt(e: RawEntry): boolean {
   if (e.type !== 'user' || e.isMeta || e.isCompactSummary) return false;
   const c = e.message?.content;
-  if (typeof c === 'string') return !COMMAND_NOISE.test(c) && !CONTINUED.test(c) && !INTERRUPTED.test(c.trim()) && !AGENT_NOTICE.test(c) && !SHELL_OUTPUT.test(c);
+  if (typeof c === 'string') return !writtenByClaudeCode(c) && !AGENT_NOTICE.test(c);
   if (!Array.isArray(c)) return false;
   if (!c.some((b: { type?: string }) => b?.type === 'text') || c.some((b: { type?: string }) => b?.type === 'tool_result')) return false;
   // "[Request interrupted by user]" is written as a user line; nobody typed it.
@@ -228,14 +233,13 @@ export function activeBranch(entries: RawEntry[], opts: ReadOptions = {}): RawEn
   const last = msgs[msgs.length - 1];
   if (!last?.uuid) return msgs;
   const chain = new Set<string>();
-  const at = new Map(main.map((e, i) => [e, i] as const));
   for (let cur: RawEntry | undefined = last; cur?.uuid && !chain.has(cur.uuid); ) {
     chain.add(cur.uuid);
     const p = parentOf(cur);
     // A root in the middle of the file (an older client's compaction summary, written with neither
     // parentUuid nor logicalParentUuid) goes on from the conversation before it: the last message
     // written before it. A parent named but not in this read (an earlier read) ends the chain.
-    cur = p ? byId.get(p) : main.slice(0, at.get(cur)).findLast((e) => isMessage(e) && e.uuid !== undefined && !chain.has(e.uuid));
+    cur = p ? byId.get(p) : main.slice(0, main.indexOf(cur)).findLast((e) => isMessage(e) && e.uuid !== undefined && !chain.has(e.uuid));
   }
   /** Where an off-chain entry's branch leaves the chain (null: its ancestry leaves this read). */
   const rootCache = new Map<string, string | null>();

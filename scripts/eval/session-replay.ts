@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMMAND_NOISE, CONTINUED, INTERRUPTED, type RawEntry, SHELL_OUTPUT } from '../../daemon/transcript.js';
+import { COMMAND_NOISE, INTERRUPTED, type RawEntry, writtenByClaudeCode } from '../../daemon/transcript.js';
 
 export interface LabelFact {
   id: string;
@@ -84,8 +84,7 @@ export function loadFixtures(dir = FIXTURE_DIR, names?: readonly string[]): Fixt
 function promptOf(e: RawEntry): string | null {
   if (e.type !== 'user' || e.isSidechain || e.isMeta || e.isCompactSummary) return null;
   const c = e.message?.content;
-  // A shell-mode command's output is written as a user line; nobody submitted it as a prompt.
-  if (typeof c === 'string') return COMMAND_NOISE.test(c) || CONTINUED.test(c) || INTERRUPTED.test(c.trim()) || SHELL_OUTPUT.test(c) ? null : c;
+  if (typeof c === 'string') return writtenByClaudeCode(c) ? null : c;
   if (!Array.isArray(c) || c.some((b: { type?: string }) => b?.type === 'tool_result')) return null;
   const text = c
     .filter((b: { type?: string; text?: string }) => b?.type === 'text' && typeof b.text === 'string')
