@@ -68,6 +68,11 @@ const MOMENT = /\b(?:currently|right now|at the moment|at this point|already|sti
 const AT_HAND = /\bthis (?:pr|pull request|session|branch|commit|task|run)\b/i;
 /** An option that says when or in which order ("Fix the import first", "Do it later"). */
 const WHEN = /\b(?:first|next|now|later|for now|this time|today|tonight|tomorrow|afterwards)\b/i;
+/**
+ * An option that says what the assistant would do ("Subagent-Driven — I dispatch a fresh subagent
+ * per task"): how the work at hand gets done, not how the project is to be.
+ */
+const ASSISTANT_ACTS = /(?:^|[\s(—–:-])I(?:'ll| will| would| can)? (?!(?:think|believe|feel|guess|recommend|suggest|prefer|like|love|want|need|mean|agree)\b)[a-z]{2,}/;
 /** An answer that is an action for now ("Try the web UI", "Skip it", "Later"). */
 const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ahead|stop|cancel|abort|restart|reboot|check)\b/i;
 
@@ -109,7 +114,7 @@ export function answerDrafts(turn: ExtractTurn, previousAssistant: string): Answ
   const out: AnswerDraft[] = [];
   for (const p of chosen) {
     const text = options.get(p.option) ?? (p.question ? options.get(p.question) : undefined);
-    if (!text || WHEN.test(text) || AT_HAND.test(text) || ACTION_NOW.test(text)) continue;
+    if (!text || WHEN.test(text) || AT_HAND.test(text) || ACTION_NOW.test(text) || ASSISTANT_ACTS.test(text)) continue;
     out.push({ content: clip(cleanContent(`Decision: ${text}`)), confidence: ANSWER_CONFIDENCE });
   }
   return out;

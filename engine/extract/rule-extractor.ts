@@ -24,7 +24,7 @@ import { FINDING_CONFIDENCE, findings, type Finding } from './findings.js';
 import { lastingSummary } from './compact-summary.js';
 import { itemHead } from './list-items.js';
 import { reversedValues } from './reversals.js';
-import { asksLeave, decidedVerdict, handsOver, isApprovedPlan, isForecast, picksAtHand } from './shapes.js';
+import { asksLeave, decidedVerdict, handsOver, isApprovedPlan, isForecast, NAMES_A_PATH, namesNothing, picksAtHand } from './shapes.js';
 import { subjectOf } from './subject.js';
 import { toolFacts } from './tool-facts.js';
 import type { Candidate, ExtractTurn, Extractor } from './types.js';
@@ -154,11 +154,6 @@ const CHANGE_LOG =
   /^(?:(?!(?:decision|decided|conclusion|outcome|summary|root cause)\b)[\w ]{1,30}:\s+)?(?:i |we )?(?:successfully )?(?:started|restarted|launched|ran|replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up|designed|implemented|introduced|pinned|installed|configured|set up|enabled|disabled|upgraded|downgraded|relocated)\b/i;
 /** A change-log line that moves something somewhere: where it now lives is worth keeping. */
 const RELOCATION = /^(?:i |we )?(?:moved|renamed|relocated|extracted|split)\b[^.]*\b(?:to|into|under|in)\s/i;
-/**
- * A file path: a name with an extension, or segments of two characters or more around a slash
- * ("test/fixtures", "./src"); "S/I" or "I/O" is not a path.
- */
-const NAMES_A_PATH = /(?:^|[^\w/])(?:\.{1,2}\/|~\/)?[\w.-]{2,}\/[\w.-]{2,}|\b[\w-]+\.(?:[jt]sx?|mjs|py|rs|go|rb|ex|exs|java|kt|c|h|cpp|css|html|md|json|ya?ml|toml|sql|sh)\b/i;
 /**
  * The user thinking aloud at the assistant ("As a user I do not actually see why and when you
  * decided …", "I wonder if …", "why did you …"): a reaction to what the assistant did, not the
@@ -370,6 +365,8 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
     if (!durable && (ONE_OFF.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;
+    // A root cause that names nothing to look up explains one failure, not how the project works.
+    if (turn.role === 'assistant' && FINDING.test(read) && namesNothing(text)) continue;
     const scored = framed?.as === 'decision' || framed?.as === 'requirement' ? wantedState(read, framed.as === 'decision' ? 'decision' : 'constraint') : scoreSentence(read);
     if (!scored) continue;
     const next = list[i + 1];

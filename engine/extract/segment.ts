@@ -24,6 +24,11 @@ const FENCE = /^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^[ \t]*\1[ \t]*$|(?![\s\S]
 const DIFF_HEADER = /^(?:diff --git |@@ -\d|\+\+\+ |--- a\/)/m;
 const BULLET = /^(?:[-*+•]|\d{1,2}[.)])\s+/;
 const HEADING = /^#{1,6}\s+/;
+/**
+ * A banner drawn with box-drawing rules, titled or not ("`★ Insight ─────`", "`──────`", which the
+ * explanatory output style puts around its notes): a break between paragraphs, leading nothing.
+ */
+const BANNER = /^`?[^`\n]{0,24}[─━═]{5,}[^`\n]{0,24}`?$/;
 const SUMMARY_WORDS = '(?:summary|decisions?|key decisions|conclusions?|outcome|what (?:we|i) (?:changed|decided)|changes(?: made)?)';
 /** A line that is only a summary label ("Summary:", "**Decisions**"). */
 const SUMMARY_LABEL = new RegExp(`^(?:\\*\\*)?${SUMMARY_WORDS}(?:\\*\\*)?:?(?:\\*\\*)?$`, 'i');
@@ -135,6 +140,12 @@ export function sentences(text: string): Sentence[] {
     }
     if (diff && /^[+-]/.test(raw)) continue;
     let line = raw.trim().replace(/^>\s?/, '');
+    if (BANNER.test(line)) {
+      flush();
+      listLead = null;
+      parents = [];
+      continue;
+    }
     if (HEADING.test(line) || SUMMARY_LABEL.test(line)) {
       flush();
       summary = SUMMARY_LABEL.test(line) || SUMMARY_HEADING.test(line.replace(HEADING, ''));

@@ -2,7 +2,8 @@
  * Shapes of text that state nothing lasting on their own, whatever cue they hold: a sentence cut
  * off before the list or code it leads into, a verdict on a finding, a proposal the assistant asks
  * leave to carry out, a forecast of what a change will do, a pick among what is on screen, and the
- * approved plan that starts its implementation (the assistant's words, not the user's).
+ * approved plan that starts its implementation (the assistant's words, not the user's), and a
+ * statement that names nothing a later session could look up.
  */
 
 /**
@@ -61,4 +62,24 @@ export function picksAtHand(sentence: string): boolean {
 
 export function isApprovedPlan(prompt: string): boolean {
   return APPROVED_PLAN.test(prompt);
+}
+
+/**
+ * A file path: a name with an extension, or segments of two characters or more around a slash
+ * ("test/fixtures", "./src"); "S/I" or "I/O" is not a path.
+ */
+export const NAMES_A_PATH = /(?:^|[^\w/])(?:\.{1,2}\/|~\/)?[\w.-]{2,}\/[\w.-]{2,}|\b[\w-]+\.(?:[jt]sx?|mjs|py|rs|go|rb|ex|exs|java|kt|c|h|cpp|css|html|md|json|ya?ml|toml|sql|sh)\b/i;
+/**
+ * Something a later session can look up: a code span, a path or file, an identifier (camelCase,
+ * PascalCase with two humps, snake_case, a call, a flag, key=value), quoted text, a version or a
+ * code of three digits or more ("the 502 error").
+ */
+const NAMES_A_THING = /`[^`]+`|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Za-z0-9]+_\w+|\b\w+\(\)|(?:^|\s)--?[a-z][\w-]+|"[^"]{2,}"|\b\d{3,}\b|\b\d+\.\d+\b|\w=\w/;
+
+/**
+ * A statement that names nothing (an explanation in general words: "the root cause was prompt
+ * design", "this branch was used as a scratchpad"): true of one failure, not how the project works.
+ */
+export function namesNothing(sentence: string): boolean {
+  return !NAMES_A_THING.test(sentence) && !NAMES_A_PATH.test(sentence);
 }

@@ -99,6 +99,41 @@ describe('extraction on natural text', () => {
     assert.deepEqual(await extract([assistant(pr), user('A')]), [], 'an option bound to the work at hand');
   });
 
+  it('keeps a root cause that names what to look up, and leaves one in general words to the episode', async () => {
+    const ask = user('why does the build keep failing?');
+    const named = [
+      'Root cause: no `outDir` in `tsconfig.json`, so the compiled files were emitted beside the sources.',
+      'The root cause: OpenAPI is only enabled when is_debug=True.',
+      'The 502 error was caused by model downloads taking too long on the first request.',
+      'Root cause: the prompt says "OUTPUT (JSON only)" but also asks for step-by-step reasoning.',
+      'Root cause: the hyphenated directory wfc-review/skills cannot be imported by name.',
+    ];
+    for (const text of named) assert.equal((await extract([ask, assistant(text)])).length, 1, text);
+    const general = [
+      'The root cause was prompt design, not the token limit.',
+      'Root cause: black version mismatch between local and CI.',
+      'The root cause: this branch was used as a working scratchpad.',
+      'The failures were caused by a formatting tool that ran across the whole repo.',
+    ];
+    for (const text of general) assert.deepEqual(await extract([ask, assistant(text)]), [], text);
+  });
+
+  it('reads the explanatory style’s note banner as a break, not as words of the note', async () => {
+    const reply = 'Fixed.\n\n`★ Insight ─────────────────────────────────────`\nThe root cause was prompt design, not token limit.\n`─────────────────────────────────────────────────`';
+    assert.deepEqual(await extract([user('why?'), assistant(reply)]), [], 'the banner is no code span of the sentence');
+    const named = 'Fixed.\n\n`★ Insight ─────────`\nThe failure was caused by uv caching a local install of `langlearn-types`.\n`─────────`';
+    assert.deepEqual((await extract([user('why?'), assistant(named)])).map((c) => c.content), ['The failure was caused by uv caching a local install of `langlearn-types`.']);
+  });
+
+  it('leaves a pick of how the assistant is to carry out the work to the episode', async () => {
+    const menu =
+      'Plan landed.\n\n**Two execution options:**\n\n1. **Subagent-Driven (recommended)** — I dispatch a fresh subagent per task, review between tasks.\n' +
+      '2. **Inline Execution** — tasks run one after another with checkpoints.\n\nWhich approach?';
+    assert.deepEqual(await extract([assistant(menu), user('1')]), [], 'what the assistant would do');
+    const design = '1. **Modern SaaS** — dark, sans-serif, blue accent, card-based; I think it suits the tool.\n2. **Classic** — light, serif.\n\nWhich style?';
+    assert.deepEqual((await extract([assistant(design), user('1')])).length, 1, '"I think" is an opinion on the option, not work');
+  });
+
   it('turns an AskUserQuestion answer into a decision', async () => {
     assert.deepEqual(await extract([user('How should the plan be executed? → Drive-by fix in this PR (fastest)', 'answer')]), [], 'bound to the work at hand');
     const scope = await extract([user('How much of the API should the branch cover? → Security writes only (declare the admin surface out of scope for this branch)', 'answer')]);
@@ -180,7 +215,8 @@ describe('extraction on natural text', () => {
       '3. Files and Code Sections:',
       '   - Replaced inline styles with semantic CSS classes',
       '4. Errors and fixes:',
-      '   - The root cause of the flaky test was a shared temp directory.',
+      '   - The root cause of the flaky test was a shared `TMPDIR` between the workers.',
+      '   - Root cause: the branch was used as a scratchpad.',
       '6. All user messages:',
       '   - "brainstorm: - must be controlled by configuration, default to \'off\'"',
       '   - "let\'s keep it simple for now" (multi-session: most recent only)',
@@ -191,8 +227,8 @@ describe('extraction on natural text', () => {
     ].join('\n');
     const texts = (await extract([assistant(summary, 'summary')])).map((c) => c.content);
     assert.ok(texts.some((t) => /must pass the shared test suite/.test(t)), JSON.stringify(texts));
-    assert.ok(texts.some((t) => /shared temp directory/.test(t)), JSON.stringify(texts));
-    for (const moment of [/Backward-compatible/, /inline styles/, /changelog/, /renderer into its own module/, /controlled by configuration/, /keep it simple/]) assert.ok(!texts.some((t) => moment.test(t)), `${moment}: ${JSON.stringify(texts)}`);
+    assert.ok(texts.some((t) => /shared `TMPDIR`/.test(t)), JSON.stringify(texts));
+    for (const moment of [/scratchpad/, /Backward-compatible/, /inline styles/, /changelog/, /renderer into its own module/, /controlled by configuration/, /keep it simple/]) assert.ok(!texts.some((t) => moment.test(t)), `${moment}: ${JSON.stringify(texts)}`);
   });
 
   it('reads "Note the App ID" in a list of steps as a step, and "Note: …" as a note', async () => {
