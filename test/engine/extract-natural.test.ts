@@ -203,6 +203,7 @@ describe('extraction on natural text', () => {
       ],
     );
     assert.deepEqual(await extract([user('The e2e job must never run on forks, is that intended? → Fine by me', 'answer')]), [], 'the question’s words are no rule of the user’s');
+    assert.deepEqual(await extract([user('Which part of the v0 design needs rework? Pick as many as apply → Scope / the cut list (what the first train includes)', 'answer')]), [], 'a review of the work at hand');
   });
 
   it('leaves the compaction summary’s change log, topics and pending work to the episodes', async () => {
