@@ -199,8 +199,12 @@ const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'approx', 'incl'
 export const MAX_SENTENCE_CHARS = 400;
 /** A sentence longer than this (lower-case text without full stops) is split at clauses. */
 export const RUN_ON_CHARS = 240;
-/** Where a run-on sentence may be split: before a connective that starts a new statement. */
-const CLAUSE = /(?:[,;:]\s+|\s+[-–—]\s+|\s+)(?=(?:and then|but|so|also|instead(?! of)|then|plus|and (?:i|we|you|dont|don't|do not|never|always|use|make)|i (?:want|need|only|prefer|like|dont|don't)|we (?:need|should|use|want|dont|don't)|dont|don't|do not|never|always|please)\b)/gi;
+/**
+ * Where a run-on sentence may be split: before a connective that starts a new statement. "never" or
+ * "always" before a participle ("a case by case basis, never assumed, never inferred") goes on with
+ * the clause before it.
+ */
+const CLAUSE = /(?:[,;:]\s+|\s+[-–—]\s+|\s+)(?=(?:and then|but|so|also|instead(?! of)|then|plus|and (?:i|we|you|dont|don't|do not|never|always|use|make)|i (?:want|need|only|prefer|like|dont|don't)|we (?:need|should|use|want|dont|don't)|dont|don't|do not|(?:never|always)(?!\s+\w+(?:ed|en)\b)|please)\b)/gi;
 
 /**
  * A sentence end typed without its space ("room sound.Another thing is …"): a word of lower-case

@@ -39,6 +39,10 @@ describe('extraction on natural text', () => {
   it('splits sentences that start in lower case', () => {
     assert.deepEqual(splitSentences('we use pnpm here. the ci runs on node 20. ok'), ['we use pnpm here.', 'the ci runs on node 20.', 'ok']);
     assert.deepEqual(splitSentences('It was picking up room sound.Another thing is that I say period out loud'), ['It was picking up room sound.', 'Another thing is that I say period out loud']);
+    const doctrine = "it's the right move to kick it up to the human in the loop for final adjudication, even if it means sharpening the definition or loosening it as needed, but it's a case by case basis, never assumed, never inferred, never projected from your end";
+    assert.deepEqual(splitSentences(doctrine).at(-1), "but it's a case by case basis, never assumed, never inferred, never projected from your end", 'never + participle goes on with its clause');
+    const rules = 'we have been over this many times already and i keep repeating it in every single session with you and with the other agents too so please write it down somewhere this time, never push to main and always open a pull request, never skip the hooks';
+    assert.ok(splitSentences(rules).includes('never push to main'), JSON.stringify(splitSentences(rules)));
     assert.deepEqual(splitSentences('Use Node.js here and extend React.Component when you write the view'), ['Use Node.js here and extend React.Component when you write the view']);
   });
 
