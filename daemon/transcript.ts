@@ -467,10 +467,10 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
           }
         }
         if (!text) continue;
+        // A background launch (an agent, a workflow) says nothing yet: its report comes in a notification.
+        const launched = (e.toolUseResult as { isAsync?: unknown; status?: unknown } | undefined) ?? {};
+        if (!b.is_error && (launched.status === 'async_launched' || (launched.isAsync === true && call !== undefined && DELEGATE_TOOLS.has(call.name)))) continue;
         if (call && DELEGATE_TOOLS.has(call.name) && !b.is_error) {
-          // A background agent's launch says nothing yet: its report comes in a notification.
-          const launched = (e.toolUseResult as { isAsync?: unknown; status?: unknown } | undefined) ?? {};
-          if (launched.isAsync === true || launched.status === 'async_launched') continue;
           const input = (call.input as { description?: unknown; prompt?: unknown } | undefined) ?? {};
           const title = input.description;
           const task = input.prompt;

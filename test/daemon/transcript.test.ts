@@ -211,7 +211,7 @@ describe('readTranscript', () => {
     );
   });
 
-  it("reads a subagent's report as a report turn: the Task / Agent result, a background agent's notification or finished TaskOutput; a launch or a command's notification is no turn and no prompt", () => {
+  it("reads a subagent's report as a report turn: the Task / Agent result, a background agent's notification or finished TaskOutput; a launch (an agent's, a workflow's) or a command's notification is no turn and no prompt", () => {
     const f = path.join(tempDir('tr-'), 't.jsonl');
     const result = (uuid: string, parent: string, id: string, content: string, extra: object = {}): string =>
       line({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] }, ...extra });
@@ -222,7 +222,9 @@ describe('readTranscript', () => {
         result('t1', 'a1', 'toolu_1', 'Events are stored in SQLite at ./data/observe.db.') +
         asst('a2', 't1', 'msg_2', [{ type: 'tool_use', id: 'toolu_2', name: 'Agent', input: { description: 'Fix lint', prompt: 'fix it' } }]) +
         result('t2', 'a2', 'toolu_2', 'Async agent launched successfully. agentId: abc', { toolUseResult: { isAsync: true, status: 'async_launched' } }) +
-        asst('a3', 't2', 'msg_3', [{ type: 'text', text: 'It uses SQLite.' }]) +
+        asst('a2w', 't2', 'msg_2w', [{ type: 'tool_use', id: 'toolu_2w', name: 'Workflow', input: { scriptPath: 'verify.js' } }]) +
+        result('t2w', 'a2w', 'toolu_2w', 'Workflow launched in background. Task ID: wq1\nSummary: Verify every finding', { toolUseResult: { status: 'async_launched', taskType: 'local_workflow' } }) +
+        asst('a3', 't2w', 'msg_3', [{ type: 'text', text: 'It uses SQLite.' }]) +
         user('n1', 'a3', '<task-notification>\n<task-id>abc</task-id>\n<status>completed</status>\n<summary>Agent "Fix lint" completed</summary>\n<result>Fixed both lint errors; `golangci-lint run` is clean.</result>\n</task-notification>') +
         user('n2', 'n1', '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n<summary>Background command "dev server" completed (exit code 0)</summary>\n</task-notification>') +
         asst('a4', 'n2', 'msg_4', [{ type: 'tool_use', id: 'toolu_4', name: 'TaskOutput', input: { task_id: 'abd' } }]) +
