@@ -1,7 +1,7 @@
 /**
  * Episodic memory: every turn of a session leaves a searchable record of what happened — the
- * user's request, the assistant's outcome (its final message), the questions it asked and the
- * answers, what subagents reported back, the files it changed — in the session's run and its
+ * user's request, the assistant's outcome (its final message) and what it noted on the way there,
+ * the questions it asked and the answers, what subagents reported back, the files it changed — in the session's run and its
  * repository, so "what did we decide about X / how did we fix Y" finds an answer even when no
  * extraction rule fired.
  *
@@ -15,7 +15,7 @@
  * oldest are forgotten); recall weighs them below extracted facts, takes one block per episode and
  * injects at most MAX_EPISODES_INJECTED per prompt.
  */
-import { contentHash, informativeTerms, termForm, type MemoryEngine, type VersionRow } from '../engine/index.js';
+import { contentHash, informativeTerms, isNarration, isQuestion, sentences, termForm, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import type { Turn } from './transcript.js';
 
 /** Metadata that marks a memory as an episode. */
@@ -62,6 +62,8 @@ export interface EpisodeDraft {
   task?: boolean;
   qa: string[];
   outcome: string;
+  /** What the assistant said before its final message (its findings along the way), in order. */
+  notes?: string[];
   /** What subagents reported back during the turn. */
   reports: EpisodeReport[];
   files: string[];
@@ -118,7 +120,10 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
     }
     if (t.kind === 'answer') cur.qa.push(t.text);
     else if (t.role === 'assistant' && t.kind !== 'summary') {
-      if (t.text.trim()) cur.outcome = t.text;
+      if (t.text.trim()) {
+        if (cur.outcome.trim()) (cur.notes ??= []).push(cur.outcome);
+        cur.outcome = t.text;
+      }
       for (const f of t.files ?? []) if (!cur.files.includes(f)) cur.files.push(f);
     }
   }
@@ -217,10 +222,34 @@ export function episodeBlocks(d: EpisodeDraft): string[] {
   if (d.files.length > 0) head.push(`Files: ${filesLine(d.files, d.root)}`);
   if (d.commands?.length) head.push(`Ran: ${commandsLine(d.commands)}`);
   const sections = d.outcome.trim() ? [{ label: 'Outcome', text: tidy(d.outcome) }] : [];
+  const noted = notesText(d.notes ?? []);
+  if (noted) sections.push({ label: 'Noted', text: noted });
   // A long request (a plan to implement, a spec, pasted findings) is kept whole after the outcome:
   // the user's words are never cut, and its head alone would lose what the plan decided.
   if (collapse(d.request).length > MAX_REQUEST) sections.push({ label: 'Request', text: tidy(d.request) });
   return blocksOf(head, sections, `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
+}
+
+/** A note this short says nothing found ("Done.", "Good, the build passes."). */
+const MIN_NOTE = 30;
+
+/**
+ * What the assistant found on the way to its final message ("The wizard fails because askString
+ * returns the default 'y'"), as prose: its sentences without narration of the next step ("Let me
+ * check …"), questions, code, or what another message already said. A long working turn states its
+ * causes there, and its final message often only what was changed.
+ */
+function notesText(notes: readonly string[]): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const note of notes) {
+    const kept = sentences(note)
+      .map((s) => s.text.trim())
+      .filter((s) => s.length >= MIN_NOTE && !isNarration(s) && !isQuestion(s) && !seen.has(s));
+    for (const s of kept) seen.add(s);
+    if (kept.length > 0) out.push(kept.join(' '));
+  }
+  return out.join('\n');
 }
 
 /**

@@ -79,6 +79,8 @@ export type { ExtractTurn, Candidate, Extractor } from './extract/types.js';
 export { decide, sameFamily, NEAR_JACCARD, NEAR_SIMILARITY } from './extract/consolidate.js';
 export type { Neighbor, Decision } from './extract/consolidate.js';
 export { subjectOf } from './extract/subject.js';
+export { isNarration, isQuestion } from './extract/noise.js';
+export { sentences } from './extract/segment.js';
 export { termJaccard } from './text/tokenize.js';
 export { LlmExtractor } from './extract/llm-extractor.js';
 export { extractorFor, extractorInfo } from './extract/factory.js';

@@ -51,6 +51,29 @@ describe('episodes', () => {
     assert.equal(episodeRecords(late[0]!)[0]![0], 'Asked: Agent "Fix lint" completed\nReport (Agent "Fix lint" completed): Lint is clean now.');
   });
 
+  it('keeps what the assistant found on the way to its final message, without its narration, questions or repeats', async () => {
+    const turns = [
+      turn('user', 'run the setup wizard and fix whatever breaks', { kind: 'prompt' }),
+      turn('assistant', 'Let me run the wizard first.'),
+      turn('tool', '$ go run main.go init --wizard', { tool: 'Bash' }),
+      turn('assistant', 'The generated config has "y" as its build command because askString returns the default answer when stdin is closed. Let me fix that.'),
+      turn('assistant', 'Should I also validate the log level?'),
+      turn('assistant', 'The generated config has "y" as its build command because askString returns the default answer when stdin is closed.\n\nDone.'),
+      turn('assistant', 'Fixed the wizard; all tests pass.'),
+    ];
+    const [d] = episodeDrafts(turns);
+    assert.deepEqual(episodeRecords(d!), [
+      [
+        'Asked: run the setup wizard and fix whatever breaks\nRan: go run main.go init --wizard\nOutcome: Fixed the wizard; all tests pass.\n' +
+          'Noted: The generated config has "y" as its build command because askString returns the default answer when stdin is closed.',
+      ],
+    ]);
+    const e = await engine();
+    await recordEpisodes(e, turns, scope);
+    const hits = weighEpisodes((await e.search({ query: 'why is y the build command in the generated config', user_id: 'u', top_k: 3, relevance: true, textOf: turnOf })).results);
+    assert.match(hits[0]?.row.content ?? '', /askString/);
+  });
+
   it('stores a long outcome whole, in blocks of one text each headed by the request, and search finds a fact deep in it', async () => {
     const e = await engine();
     const outcome = `Here is the overview.\n${filler(60)}\n- The worktrees are tracked in docs/worktree-tracking.md.\n${filler(20)}`;
