@@ -58,9 +58,10 @@ const MIN_PROGRAM_LINES = 5;
 const MIN_PROGRAM_SHARE = 0.3;
 
 /**
- * A user's text without the output pasted into it: Claude Code's (behind its markers), and a
- * program's (the lines from its first printed-looking line to its last, when there are enough of
- * them): "the installer doesn't look right: <its whole output> I need the latest from my branch".
+ * A user's text without the output pasted into it: Claude Code's (behind its markers), a chat app's
+ * answer, a titled document after the user's words, and a program's (the lines from its first
+ * printed-looking line to its last, when there are enough of them): "the installer doesn't look
+ * right: <its whole output> I need the latest from my branch".
  */
 export function stripPastedOutput(text: string): string {
   const out: string[] = [];
@@ -74,7 +75,7 @@ export function stripPastedOutput(text: string): string {
     pasted = false;
     out.push(line);
   }
-  const typed = withoutCopiedAnswer(out);
+  const typed = withoutPastedDocument(withoutCopiedAnswer(out));
   const marked = typed.flatMap((line, i) => (isProgramLine(line) ? [i] : []));
   if (marked.length < MIN_PROGRAM_LINES) return typed.join('\n');
   const from = marked[0]!;
@@ -98,6 +99,21 @@ function withoutCopiedAnswer(lines: readonly string[]): string[] {
   let to = marked[marked.length - 1]!;
   while (to + 1 < lines.length && lines[to + 1]!.trim() !== '') to++;
   return [...lines.slice(0, from), ...lines.slice(to + 1)];
+}
+
+/** A titled document this long after the user's words was pasted, not typed. */
+const MIN_PASTED_DOCUMENT = 2000;
+
+/**
+ * A Markdown document with a title of its own ("# Nomos — Adversarial Code and Claims Audit") after
+ * the user's words, running to the end of the prompt: an audit, a review or a spec the user brought
+ * for the work at hand, read like a subagent's report (its findings are not the user's statements;
+ * the episode keeps the prompt whole).
+ */
+function withoutPastedDocument(lines: readonly string[]): string[] {
+  const title = lines.findIndex((line, i) => /^# \S/.test(line) && lines.slice(0, i).some((l) => l.trim() !== ''));
+  if (title < 0 || lines.slice(title).join('\n').length < MIN_PASTED_DOCUMENT) return [...lines];
+  return lines.slice(0, title);
 }
 
 /**

@@ -122,6 +122,16 @@ describe('extraction on natural text', () => {
     for (const text of general) assert.deepEqual(await extract([ask, assistant(text)]), [], text);
   });
 
+  it('reads a titled document pasted after the user’s words as material for the task, not as the user’s statements', async () => {
+    const findings = Array.from({ length: 30 }, (_, i) => `## Finding A${i}\nThe book, the README and the code disagree in at least ${i + 2} places, and the parser must never accept unsigned input.`).join('\n\n');
+    const pasted = `I got this thorough review! Turn each finding into a GitHub issue. We always use the bug template for issues.\n\n# Adversarial Code Audit\n**Target:** the repo\n\n${findings}`;
+    assert.deepEqual((await extract([user(pasted)])).map((c) => c.content), ['We always use the bug template for issues.'], 'the typed words are read, the audit is not');
+    const rules = '# Conventions\n\n- We always use pnpm, never npm.';
+    assert.equal((await extract([user(rules)])).length, 1, 'a prompt written as a titled document is the user’s own');
+    const short = 'Here are our rules.\n\n# Conventions\n\nWe always use pnpm, never npm.';
+    assert.equal((await extract([user(short)])).length, 1, 'a short titled section after the user’s words is typed, not pasted');
+  });
+
   it('reads the explanatory style’s note banner as a break, not as words of the note', async () => {
     const reply = 'Fixed.\n\n`★ Insight ─────────────────────────────────────`\nThe root cause was prompt design, not token limit.\n`─────────────────────────────────────────────────`';
     assert.deepEqual(await extract([user('why?'), assistant(reply)]), [], 'the banner is no code span of the sentence');
