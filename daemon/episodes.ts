@@ -1,9 +1,9 @@
 /**
  * Episodic memory: every turn of a session leaves a searchable record of what happened — the
  * user's request, the assistant's outcome (its final message) and what it noted on the way there,
- * the questions it asked and the answers, what subagents reported back, the files it changed — in the session's run and its
- * repository, so "what did we decide about X / how did we fix Y" finds an answer even when no
- * extraction rule fired.
+ * the questions it asked and the answers, what subagents reported back, the files it changed — in
+ * the session's run and its repository, so "what did we decide about X / how did we fix Y" finds an
+ * answer even when no extraction rule fired.
  *
  * The whole turn is searchable: an episode longer than one block (MAX_EPISODE) is stored as
  * several blocks, each headed by the request, never cut (a long final report or a subagent's
