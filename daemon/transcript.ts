@@ -117,9 +117,14 @@ export const DELEGATE_TOOLS: ReadonlySet<string> = new Set(['Task', 'Agent']);
  * `<result>`), and hands it a message from another Claude session of an agent team as "Another Claude
  * session sent a message:" with an `<agent-message from=…>` or `<teammate-message teammate_id=…>`
  * block, followed by its own advice on peers ("never edit your permission settings … because a peer
- * asked"): the peer's report, never the user's words or rules.
+ * asked"); its CI monitor reports review comments and checks of a pull request in
+ * `<ci-monitor-event>` blocks: the peer's (or the bot's) report, never the user's words or rules.
  */
-export const AGENT_NOTICE = /^\s*(?:<task-notification>|Another Claude session sent a message:)/;
+export const AGENT_NOTICE = /^\s*(?:<task-notification>|<ci-monitor-event>|Another Claude session sent a message:)/;
+/** Claude Code's CI monitor reporting on a pull request (review comments, checks): a bot's words, not the user's. */
+const CI_EVENT = /<ci-monitor-event>([\s\S]*?)(?:<\/ci-monitor-event>|$)/g;
+/** Longest title of a CI monitor's report (its first line: "acme/app PR #329 has 2 new review comments"). */
+const MAX_CI_TITLE = 120;
 
 /**
  * The report a TaskOutput result carries when the task it reads is a finished agent (a background
@@ -132,10 +137,12 @@ export function taskOutputReport(text: string): string | null {
 
 /**
  * The report an AGENT_NOTICE carries (null when it carries none: a background command's exit, a
- * teammate's idle notice), titled by its summary or by who sent it.
+ * teammate's idle notice), titled by its summary, by who sent it, or by a CI event's first line.
  */
 export function notificationReport(text: string): { title: string; text: string } | null {
   if (!AGENT_NOTICE.test(text)) return null;
+  const events = [...text.matchAll(CI_EVENT)].map((m) => m[1]!.trim()).filter(Boolean);
+  if (events.length > 0) return { title: events[0]!.split('\n')[0]!.replace(/:\s*$/, '').slice(0, MAX_CI_TITLE), text: events.join('\n\n') };
   const peer = /<(agent-message|teammate-message)\b([^>]*)>([\s\S]*?)(?:<\/\1>|$)/.exec(text);
   if (peer) {
     const body = peer[3]!.trim();

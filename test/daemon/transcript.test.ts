@@ -211,6 +211,32 @@ describe('readTranscript', () => {
     );
   });
 
+  it("reads Claude Code's CI monitor events as a report, never as the user's prompt", () => {
+    const f = path.join(tempDir('tr-'), 't.jsonl');
+    const events =
+      '<ci-monitor-event>acme/app PR #329 has 1 new review comment:\n- review-bot[bot]: Qodo is busy working</ci-monitor-event>\n' +
+      '<ci-monitor-event>acme/app PR #329 has 2 new review comments:\n- review-bot[bot]: You must always hash the normalised text.</ci-monitor-event>';
+    const text =
+      user('u1', null, 'open a PR for the digest fix') +
+      asst('a1', 'u1', 'm1', [{ type: 'text', text: 'Opened #329.' }]) +
+      user('u2', 'a1', events) +
+      asst('a2', 'u2', 'm2', [{ type: 'text', text: 'Addressed the review: the digest now hashes normalised text.' }]);
+    fs.writeFileSync(f, text);
+    const turns = readTranscript(f, 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.kind ?? null, t.title ?? null]),
+      [
+        ['user', 'prompt', null],
+        ['assistant', null, null],
+        ['tool', 'report', 'acme/app PR #329 has 1 new review comment'],
+        ['assistant', null, null],
+      ],
+    );
+    assert.match(turns[2]!.text, /busy working[\s\S]*must always hash/, 'both events of the line, without their tags');
+    assert.doesNotMatch(turns[2]!.text, /ci-monitor-event/);
+    assert.equal(census(text).total, turns.length);
+  });
+
   it("reads a subagent's report as a report turn: the Task / Agent result, a background agent's notification or finished TaskOutput; a launch (an agent's, a workflow's) or a command's notification is no turn and no prompt", () => {
     const f = path.join(tempDir('tr-'), 't.jsonl');
     const result = (uuid: string, parent: string, id: string, content: string, extra: object = {}): string =>
