@@ -236,7 +236,7 @@ const MIN_NOTE = 30;
 /**
  * What the assistant found on the way to its final message ("The wizard fails because askString
  * returns the default 'y'"), as prose: its sentences without narration of the next step ("Let me
- * check …"), questions, code, or what another message already said. A long working turn states its
+ * check …"), questions, code, or what an earlier note already said. A long working turn states its
  * causes there, and its final message often only what was changed.
  */
 function notesText(notes: readonly string[]): string {

@@ -476,7 +476,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         if (!text) continue;
         // A background launch (an agent, a workflow) says nothing yet: its report comes in a notification.
         const launched = (e.toolUseResult as { isAsync?: unknown; status?: unknown } | undefined) ?? {};
-        if (!b.is_error && (launched.status === 'async_launched' || (launched.isAsync === true && call !== undefined && DELEGATE_TOOLS.has(call.name)))) continue;
+        if (!b.is_error && (launched.status === 'async_launched' || (launched.isAsync === true && DELEGATE_TOOLS.has(call?.name ?? '')))) continue;
         if (call && DELEGATE_TOOLS.has(call.name) && !b.is_error) {
           const input = (call.input as { description?: unknown; prompt?: unknown } | undefined) ?? {};
           const title = input.description;

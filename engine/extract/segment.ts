@@ -111,7 +111,8 @@ const MIN_PASTED_DOCUMENT = 2000;
  * the episode keeps the prompt whole).
  */
 function withoutPastedDocument(lines: readonly string[]): string[] {
-  const title = lines.findIndex((line, i) => /^# \S/.test(line) && lines.slice(0, i).some((l) => l.trim() !== ''));
+  const typed = lines.findIndex((line) => line.trim() !== '');
+  const title = lines.findIndex((line, i) => i > typed && /^# \S/.test(line));
   if (title < 0 || lines.slice(title).join('\n').length < MIN_PASTED_DOCUMENT) return [...lines];
   return lines.slice(0, title);
 }
