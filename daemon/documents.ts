@@ -15,7 +15,8 @@
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
 import type { MemoryEngine, VersionRow } from '../engine/index.js';
-import { addEpisodeRecord, blocksOf, EPISODE_META, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
+import { EPISODE_META } from './episode-rows.js';
+import { addEpisodeRecord, blocksOf, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
 import type { Turn } from './transcript.js';
 
 /** Most blocks (of 2,000 characters) kept of one document. */

@@ -9,7 +9,8 @@
 import { assembleContext, repoScope, type ContextSection, type MemoryEngine, type MemoryFilter, type VersionRow } from '../engine/index.js';
 import type { Offered, SeenMemories } from './recall-seen.js';
 import type { RepoInfo } from './repo.js';
-import { episodeSnippet, isEpisode, MAX_EPISODES_INJECTED, snippetOf, SNIPPET_CHARS, turnOf, weighEpisodes } from './episodes.js';
+import { isEpisode, MAX_EPISODES_INJECTED, turnOf, weighEpisodes } from './episode-rows.js';
+import { episodeSnippet, snippetOf, SNIPPET_CHARS } from './episode-snippet.js';
 
 export interface RecallRequest {
   event: 'SessionStart' | 'UserPromptSubmit';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { HttpError, httpError, parseBody } from '../api/index.js';
 import { CATEGORIES, EngineError, memoryJson, mergeFilters, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
-import { turnOf, weighEpisodes } from './episodes.js';
+import { turnOf, weighEpisodes } from './episode-rows.js';
 import { ForgetLog } from './forget-log.js';
 import { JournalWriteError } from './journal.js';
 import { repoInfo } from './repo.js';

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { episodeDrafts, episodeRecords, episodeSnippet, isReport, projectPath, recordEpisodes, repoFolder, SNIPPET_CHARS, turnOf, weighEpisodes } from '../../daemon/episodes.js';
+import { isReport, turnOf, weighEpisodes } from '../../daemon/episode-rows.js';
+import { episodeSnippet, SNIPPET_CHARS } from '../../daemon/episode-snippet.js';
+import { episodeDrafts, episodeRecords, projectPath, recordEpisodes, repoFolder } from '../../daemon/episodes.js';
 import type { Turn } from '../../daemon/transcript.js';
 import { MemoryEngine } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
