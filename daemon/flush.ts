@@ -6,7 +6,8 @@
  */
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
-import { AGENT_NOTICE, notificationReport, readTranscript, type Turn } from './transcript.js';
+import { AGENT_NOTICE, notificationReport } from './transcript-lines.js';
+import { readTranscript, type Turn } from './transcript.js';
 import { opensEpisode, recordEpisodes } from './episodes.js';
 import { recordDocuments } from './documents.js';
 import type { JournalEntry } from './journal.js';

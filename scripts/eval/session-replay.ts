@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMMAND_NOISE, INTERRUPTED, type RawEntry, writtenByClaudeCode } from '../../daemon/transcript.js';
+import { COMMAND_NOISE, INTERRUPTED, type RawEntry, writtenByClaudeCode } from '../../daemon/transcript-lines.js';
 
 export interface LabelFact {
   id: string;

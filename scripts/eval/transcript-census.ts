@@ -14,7 +14,8 @@
  * once (an interruption line under it, the reply then going on from the parent) is not a rewind and
  * counts.
  */
-import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, firstCopies, handedToTurn, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript.js';
+import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
+import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { documentDrafts, isKeptWhenRead, isProjectDocument, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
 import { recordEpisodes } from '../../daemon/episodes.js';
-import { toTurns, type RawEntry, type Turn } from '../../daemon/transcript.js';
+import type { RawEntry } from '../../daemon/transcript-lines.js';
+import { toTurns, type Turn } from '../../daemon/transcript.js';
 import { MemoryEngine } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 
