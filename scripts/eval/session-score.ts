@@ -11,6 +11,8 @@ export interface StoredMemory {
   space: string;
   repo: string | null;
   episode: boolean;
+  /** Whose words an extracted memory came from (the extractor's `speaker`: user, assistant …). */
+  speaker?: string;
 }
 
 /** One item a recall hook put in front of the agent. */

@@ -144,7 +144,7 @@ function currentMemories(exportText: string): StoredMemory[] {
   for (const { line } of last.values()) {
     if (line.deleted === true || line.valid_to) continue;
     const meta = (line.metadata ?? {}) as Record<string, unknown>;
-    out.push({ memory_id: String(line.memory_id), content: String(line.content), category: String(line.category), space: String(line.space), repo: (line.repo as string | null) ?? null, episode: meta.kind === 'episode' });
+    out.push({ memory_id: String(line.memory_id), content: String(line.content), category: String(line.category), space: String(line.space), repo: (line.repo as string | null) ?? null, episode: meta.kind === 'episode', ...(typeof meta.speaker === 'string' ? { speaker: meta.speaker } : {}) });
   }
   return out;
 }
