@@ -71,6 +71,35 @@ const TERMINAL_CODE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`,
 export function shellOutputText(text: string): string {
   return text.replace(/<\/?bash-(?:stdout|stderr)>/g, '\n').replace(TERMINAL_CODE, '').trim();
 }
+/**
+ * The prompt a slash command stands for ("/start eng-2228"), from its echo
+ * (`<command-name>/start</command-name> … <command-args>eng-2228</command-args>`); null for any other text.
+ */
+export function commandPrompt(text: string): string | null {
+  const name = /<command-name>\s*([^<]*?)\s*<\/command-name>/.exec(text)?.[1];
+  if (!name) return null;
+  const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1]?.trim() ?? '';
+  return `${name.startsWith('/') ? name : `/${name}`}${args ? ` ${args}` : ''}`;
+}
+
+/**
+ * The slash commands that asked the agent something: echoes (by uuid) followed by Claude Code's
+ * expansion of the command, a meta user line of text under the echo (a custom command's or a
+ * skill's instructions, /init's). Built-in commands that run locally (/clear, /model, /cost) print
+ * their output instead and ask nothing.
+ */
+export function askingCommands(entries: readonly RawEntry[]): Set<string> {
+  const expanded = new Set<string>();
+  for (const e of entries) {
+    if (e.type !== 'user' || !e.isMeta || !e.parentUuid) continue;
+    const text = blockText(e.message?.content).trim();
+    if (text && !COMMAND_NOISE.test(text)) expanded.add(e.parentUuid);
+  }
+  const out = new Set<string>();
+  for (const e of entries) if (e.type === 'user' && e.uuid && expanded.has(e.uuid) && commandPrompt(blockText(e.message?.content))) out.add(e.uuid);
+  return out;
+}
+
 /** A string user line Claude Code wrote itself: a command echo, the continuation notice, an interruption, shell-mode output. */
 export function writtenByClaudeCode(text: string): boolean {
   return COMMAND_NOISE.test(text) || CONTINUED.test(text) || INTERRUPTED.test(text.trim()) || SHELL_OUTPUT.test(text);

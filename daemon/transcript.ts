@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import { isProjectDocument } from './documents.js';
 import { activeBranch, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, commandPrompt, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -141,6 +141,12 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     const summary = e.isCompactSummary === true || CONTINUED.test(text);
     return { uuid: e.uuid ?? null, role: summary ? 'assistant' : 'user', text, ...ts(e), kind: summary ? 'summary' : promptKind };
   };
+  // A slash command that asks something (its expansion follows) is the user's prompt: "/start eng-2228".
+  const asking = askingCommands(entries);
+  const command = (e: RawEntry, text: string): Turn | null => {
+    const prompt = e.uuid && asking.has(e.uuid) ? commandPrompt(text) : null;
+    return prompt ? { uuid: e.uuid ?? null, role: 'user', text: prompt, ...ts(e), kind: promptKind } : null;
+  };
   const tools = new Map<string, { name: string; input: unknown }>();
   let lastAssistant: { id: string; turn: Turn } | null = null;
   for (const e of entries) {
@@ -176,8 +182,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (e.type !== 'user' || e.isMeta) continue;
     if (typeof content === 'string') {
       lastAssistant = null;
-      if (COMMAND_NOISE.test(content) || INTERRUPTED.test(content.trim())) continue;
-      const t = typed(e, content);
+      const t = COMMAND_NOISE.test(content) ? command(e, content) : INTERRUPTED.test(content.trim()) ? null : typed(e, content);
       if (t) turns.push(t);
       continue;
     }
@@ -212,9 +217,11 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         }
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
         turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...ts(e) });
-      } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !COMMAND_NOISE.test(b.text) && !INTERRUPTED.test(b.text.trim())) {
+      } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
+        const asked = COMMAND_NOISE.test(b.text) ? command(e, b.text) : null;
+        if (COMMAND_NOISE.test(b.text) && !asked) continue;
         lastAssistant = null;
-        const t = typed(e, b.text);
+        const t = asked ?? typed(e, b.text);
         if (t) turns.push(t);
       }
     }

@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -70,7 +70,10 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   const all: Census = { user: 0, assistant: 0, tool: 0, total: 0, rewound: 0 };
   const taken: Census = { user: 0, assistant: 0, tool: 0, total: 0, rewound: 0 };
   const assistantIds = new Set<string>();
-  const entries = firstCopies(parseEntries(text)).filter((e) => (!e.isSidechain || opts.agent) && !e.isMeta);
+  const parsed = parseEntries(text);
+  const entries = firstCopies(parsed).filter((e) => (!e.isSidechain || opts.agent) && !e.isMeta);
+  // A slash command whose expansion follows asked something: the command is the prompt.
+  const asking = askingCommands(parsed);
   const rewound = rewoundLines(entries);
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
@@ -87,10 +90,10 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
         // A shell-mode command's output is tool output (when it printed anything).
         if (SHELL_OUTPUT.test(content)) {
           if (shellOutputText(content)) c.tool++;
-        } else if (!noise(content)) c.user++;
+        } else if (!noise(content) || (e.uuid && asking.has(e.uuid))) c.user++;
       } else if (Array.isArray(content)) {
         for (const b of content as { type?: string; text?: string; content?: unknown }[]) {
-          if (b?.type === 'text' && b.text?.trim() && !noise(b.text)) c.user++;
+          if (b?.type === 'text' && b.text?.trim() && (!noise(b.text) || (e.uuid && asking.has(e.uuid)))) c.user++;
           else if (b?.type === 'tool_result') {
             // A background agent's launch acknowledgement: its report comes later, in a notification.
             if ((e.toolUseResult as { status?: unknown } | undefined)?.status === 'async_launched') continue;
@@ -106,7 +109,6 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   if (!opts.agent) {
     // What the user's own lines say (a compaction summary quotes prompts; it is not one).
     const said = new Set(entries.filter((e) => e.type === 'user' && !e.isCompactSummary && !CONTINUED.test(typeof e.message?.content === 'string' ? e.message.content : '')).map((e) => JSON.stringify(e.message?.content ?? '').replace(/\s+/g, ' ')));
-    const parsed = parseEntries(text);
     for (const queued of handedToTurn(parsed).values()) {
       const needle = JSON.stringify(queued).slice(1, -1).replace(/\s+/g, ' ');
       if (![...said].some((u) => u.includes(needle))) all.user++;
