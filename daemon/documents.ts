@@ -10,13 +10,18 @@
  * - a document read is one record per file of the repository (by its path there, so the same file
  *   read in a worktree is the same document), its text as it was read (line numbers dropped); the
  *   same text read again writes nothing, a changed text replaces the record;
- * - what was written is one record per write (a Write's whole text, an Edit's new text).
+ * - what was written is one record per write (a Write's whole text, an Edit's new text);
+ * - the instructions of a slash command the user ran (a custom command's, a skill's: the expansion
+ *   Claude Code sends in its place) are one record per command ("Command: /start"), replaced when
+ *   they change: how the project does a recurring task is often written down only there, and a
+ *   later session does not have it unless that command is run again.
  *
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
 import type { MemoryEngine, VersionRow } from '../engine/index.js';
 import { EPISODE_META } from './episode-rows.js';
 import { addEpisodeRecord, blocksOf, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
+import { COMMAND_TOOL } from './transcript-lines.js';
 import type { Turn } from './transcript.js';
 
 /** Most blocks (of 2,000 characters) kept of one document. */
@@ -46,7 +51,7 @@ export function isKeptWhenRead(path: string): boolean {
 
 export interface DocumentDraft {
   path: string;
-  verb: 'Read' | 'Wrote' | 'Edited';
+  verb: 'Read' | 'Wrote' | 'Edited' | 'Command';
   text: string;
 }
 
@@ -58,13 +63,15 @@ export function withoutLineNumbers(text: string): string {
     .join('\n');
 }
 
-/** The documents of flushed turns: the project's files read (isKeptWhenRead), Markdown written or edited. */
+/** The documents of flushed turns: the project's files read (isKeptWhenRead), slash commands' instructions, Markdown written or edited. */
 export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   const out: DocumentDraft[] = [];
   for (const t of turns) {
     if (t.role === 'tool' && t.tool === 'Read' && t.ok !== false && t.path && isKeptWhenRead(t.path)) {
       const text = withoutLineNumbers(t.text).trim();
       if (text) out.push({ path: t.path, verb: 'Read', text });
+    } else if (t.role === 'tool' && t.tool === COMMAND_TOOL && t.path && t.text.trim()) {
+      out.push({ path: t.path, verb: 'Command', text: t.text.trim() });
     } else if (t.role === 'assistant') {
       for (const w of t.writes ?? []) if (w.text.trim()) out.push({ path: w.path, verb: w.edit ? 'Edited' : 'Wrote', text: w.text.trim() });
     }
@@ -72,12 +79,17 @@ export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   return out;
 }
 
+/** What a document is called in its repository: a file's path there, a command's name. */
+function documentName(d: DocumentDraft, root?: string): string {
+  return d.verb === 'Command' ? d.path : projectPath(d.path, root, 3);
+}
+
 /**
  * A document as the blocks of one record, each headed by what was done to which file (from inside
  * the repository's folder `root` when its path passes through it, else its last three segments).
  */
 export function documentBlocks(d: DocumentDraft, root?: string): string[] {
-  const name = projectPath(d.path, root, 3);
+  const name = documentName(d, root);
   return blocksOf([`${d.verb}: ${name}`], [{ label: 'Text', text: tidy(d.text) }], `${d.verb} (continued): ${name}`).slice(0, MAX_DOCUMENT_BLOCKS);
 }
 
@@ -92,15 +104,15 @@ export async function recordDocuments(engine: MemoryEngine, turns: readonly Turn
     const blocks = documentBlocks(d, root);
     // A document is keyed by its name in the repository: the same file read in another checkout or a
     // worktree is the same document. (Records written before were keyed by the absolute path.)
-    const name = projectPath(d.path, root, 3);
+    const name = documentName(d, root);
     const existing: VersionRow[] = [];
     for (const doc of new Set([name, d.path])) {
       const filter = { repo: scope.repo, category: 'note' as const, metadata: { ...EPISODE_META, doc, verb: d.verb } };
       existing.push(...(await engine.list({ filter, limit: 200 })).results);
     }
     if (existing.some((r) => r.content === blocks[0])) continue;
-    // A document read again with another text: what it says now replaces what it said.
-    if (d.verb === 'Read') for (const r of existing) await engine.delete(r.memory_id);
+    // A document read again (a command run again) with another text: what it says now replaces what it said.
+    if (d.verb === 'Read' || d.verb === 'Command') for (const r of existing) await engine.delete(r.memory_id);
     const rows = await addEpisodeRecord(engine, scope, blocks, { doc: name, verb: d.verb });
     written += rows.length;
   }

@@ -71,6 +71,11 @@ const TERMINAL_CODE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`,
 export function shellOutputText(text: string): string {
   return text.replace(/<\/?bash-(?:stdout|stderr)>/g, '\n').replace(TERMINAL_CODE, '').trim();
 }
+/** The tool a slash command's expansion is read as (a turn whose `path` is the command, "/start"). */
+export const COMMAND_TOOL = 'Command';
+/** Claude Code's own commands that ask something: their expansion is Claude Code's text, the same in every project. */
+export const BUILT_IN_COMMANDS: ReadonlySet<string> = new Set(['/init', '/review', '/security-review', '/pr-comments']);
+
 /**
  * The prompt a slash command stands for ("/start eng-2228"), from its echo
  * (`<command-name>/start</command-name> … <command-args>eng-2228</command-args>`); null for any other text.
@@ -83,20 +88,23 @@ export function commandPrompt(text: string): string | null {
 }
 
 /**
- * The slash commands that asked the agent something: echoes (by uuid) followed by Claude Code's
- * expansion of the command, a meta user line of text under the echo (a custom command's or a
- * skill's instructions, /init's). Built-in commands that run locally (/clear, /model, /cost) print
- * their output instead and ask nothing.
+ * The slash commands that asked the agent something, by the uuid of their echo, with Claude Code's
+ * expansion of each: a meta user line of text under the echo (a custom command's or a skill's
+ * instructions, /init's). Built-in commands that run locally (/clear, /model, /cost) print their
+ * output instead and ask nothing.
  */
-export function askingCommands(entries: readonly RawEntry[]): Set<string> {
-  const expanded = new Set<string>();
+export function askingCommands(entries: readonly RawEntry[]): Map<string, string> {
+  const expansions = new Map<string, string>();
   for (const e of entries) {
     if (e.type !== 'user' || !e.isMeta || !e.parentUuid) continue;
     const text = blockText(e.message?.content).trim();
-    if (text && !COMMAND_NOISE.test(text)) expanded.add(e.parentUuid);
+    if (text && !COMMAND_NOISE.test(text)) expansions.set(e.parentUuid, text);
   }
-  const out = new Set<string>();
-  for (const e of entries) if (e.type === 'user' && e.uuid && expanded.has(e.uuid) && commandPrompt(blockText(e.message?.content))) out.add(e.uuid);
+  const out = new Map<string, string>();
+  for (const e of entries) {
+    const expansion = e.uuid ? expansions.get(e.uuid) : undefined;
+    if (e.type === 'user' && expansion && commandPrompt(blockText(e.message?.content))) out.set(e.uuid!, expansion);
+  }
   return out;
 }
 

@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import { isProjectDocument } from './documents.js';
 import { activeBranch, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, commandPrompt, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, BUILT_IN_COMMANDS, COMMAND_NOISE, COMMAND_TOOL, commandPrompt, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -141,11 +141,16 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     const summary = e.isCompactSummary === true || CONTINUED.test(text);
     return { uuid: e.uuid ?? null, role: summary ? 'assistant' : 'user', text, ...ts(e), kind: summary ? 'summary' : promptKind };
   };
-  // A slash command that asks something (its expansion follows) is the user's prompt: "/start eng-2228".
+  // A slash command that asks something is the user's prompt ("/start eng-2228"); its expansion,
+  // the command's instructions, is what the Command "tool" read (documents.ts keeps it).
   const asking = askingCommands(entries);
-  const command = (e: RawEntry, text: string): Turn | null => {
-    const prompt = e.uuid && asking.has(e.uuid) ? commandPrompt(text) : null;
-    return prompt ? { uuid: e.uuid ?? null, role: 'user', text: prompt, ...ts(e), kind: promptKind } : null;
+  const command = (e: RawEntry, text: string): Turn[] => {
+    const expansion = e.uuid ? asking.get(e.uuid) : undefined;
+    const prompt = expansion ? commandPrompt(text) : null;
+    if (!expansion || !prompt) return [];
+    const name = prompt.split(' ')[0]!;
+    const asked: Turn = { uuid: e.uuid ?? null, role: 'user', text: prompt, ...ts(e), kind: promptKind };
+    return BUILT_IN_COMMANDS.has(name) ? [asked] : [asked, { uuid: null, role: 'tool', text: expansion, tool: COMMAND_TOOL, ok: true, path: name, ...ts(e) }];
   };
   const tools = new Map<string, { name: string; input: unknown }>();
   let lastAssistant: { id: string; turn: Turn } | null = null;
@@ -182,8 +187,11 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (e.type !== 'user' || e.isMeta) continue;
     if (typeof content === 'string') {
       lastAssistant = null;
-      const t = COMMAND_NOISE.test(content) ? command(e, content) : INTERRUPTED.test(content.trim()) ? null : typed(e, content);
-      if (t) turns.push(t);
+      if (COMMAND_NOISE.test(content)) turns.push(...command(e, content));
+      else if (!INTERRUPTED.test(content.trim())) {
+        const t = typed(e, content);
+        if (t) turns.push(t);
+      }
       continue;
     }
     if (!Array.isArray(content)) continue;
@@ -219,10 +227,13 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...ts(e) });
       } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
         const asked = COMMAND_NOISE.test(b.text) ? command(e, b.text) : null;
-        if (COMMAND_NOISE.test(b.text) && !asked) continue;
+        if (asked?.length === 0) continue;
         lastAssistant = null;
-        const t = asked ?? typed(e, b.text);
-        if (t) turns.push(t);
+        if (asked) turns.push(...asked);
+        else {
+          const t = typed(e, b.text);
+          if (t) turns.push(t);
+        }
       }
     }
   }

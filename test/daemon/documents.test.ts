@@ -10,7 +10,7 @@ import { documentDrafts, isKeptWhenRead, isProjectDocument, recordDocuments, wit
 import { recordEpisodes } from '../../daemon/episodes.js';
 import type { RawEntry } from '../../daemon/transcript-lines.js';
 import { toTurns, type Turn } from '../../daemon/transcript.js';
-import { MemoryEngine } from '../../engine/index.js';
+import { MemoryEngine, RuleExtractor } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 
 const turn = (role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn => ({ uuid: null, role, text, ...extra });
@@ -94,6 +94,31 @@ describe('project documents', () => {
     );
     const hits = (await e.search({ query: 'bun run release', filter: { repo: scope.repo }, top_k: 3 })).results;
     assert.match(hits[0]?.row.content ?? '', /bun run release/);
+  });
+
+  it('keeps the instructions of a slash command the user ran as one record per command, replaced when they change; no rule reads them', async () => {
+    const e = await engine();
+    const skill = (steps: string): RawEntry[] => [
+      { type: 'user', uuid: 'c1', parentUuid: null, message: { role: 'user', content: '<command-message>start</command-message>\n<command-name>/start</command-name>\n<command-args>eng-2228</command-args>' } },
+      { type: 'user', uuid: 'x1', parentUuid: 'c1', isMeta: true, message: { role: 'user', content: [{ type: 'text', text: `Start working on Linear ticket eng-2228.\n## Steps\n${steps}` }] } },
+      { type: 'assistant', uuid: 'a1', parentUuid: 'x1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Worktree ready.' }] } },
+    ];
+    const steps = '- Always create the worktree under .claude/worktrees/<branch> from a freshly fetched origin/main.';
+    const turns = toTurns(skill(steps));
+    assert.deepEqual(documentDrafts(turns), [{ path: '/start', verb: 'Command', text: `Start working on Linear ticket eng-2228.\n## Steps\n${steps}` }]);
+    assert.equal(await recordDocuments(e, turns, scope), 1);
+    assert.equal(await recordDocuments(e, toTurns(skill(steps)), { ...scope, run_id: 's2' }), 0, 'the same command run again');
+    assert.equal(await recordDocuments(e, toTurns(skill(steps.replace('origin/main', 'origin/develop'))), scope), 1);
+    const docs = (await e.list({ filter: { repo: scope.repo, metadata: { doc: '/start' } }, limit: 10 })).results;
+    assert.deepEqual(
+      docs.map((r) => r.content.split('\n')[0] + (/origin\/develop/.test(r.content) ? ' (now)' : '')),
+      ['Command: /start (now)'],
+    );
+    const hits = (await e.search({ query: 'where do the ticket worktrees live', filter: { repo: scope.repo }, top_k: 3 })).results;
+    assert.match(hits[0]?.row.content ?? '', /^Command: \/start/);
+    // The instructions are the command's template, not the user's words: no rule reads them.
+    const candidates = await new RuleExtractor().extract(turns.map((t) => ({ role: t.role, text: t.text, ...(t.tool ? { tool: t.tool } : {}), ...(t.kind ? { kind: t.kind } : {}) })));
+    assert.deepEqual(candidates, []);
   });
 
   it('keeps one record of a file read in the repository and in a worktree of it, and replaces a record keyed by its absolute path', async () => {

@@ -382,7 +382,7 @@ describe('readTranscript', () => {
     assert.deepEqual([c.user, c.tool], [3, 1]);
   });
 
-  it('reads a slash command that asks something (its expansion follows) as the prompt "/name args", never its expansion; a local command is no prompt', () => {
+  it('reads a slash command that asks something (its expansion follows) as the prompt "/name args" and its expansion as what the Command tool read, never the user’s words (not for Claude Code’s own /review); a local command is no prompt', () => {
     const meta = (uuid: string, parent: string, content: unknown): string => line({ type: 'user', uuid, parentUuid: parent, isMeta: true, message: { role: 'user', content } });
     const text =
       user('c1', null, '<command-message>start</command-message>\n<command-name>/start</command-name>\n<command-args>eng-2228</command-args>') +
@@ -397,15 +397,17 @@ describe('readTranscript', () => {
     const f = path.join(tempDir('tr-'), 't.jsonl');
     fs.writeFileSync(f, text);
     assert.deepEqual(
-      readTranscript(f, 0).turns.map((t) => [t.role, t.kind ?? null, t.text]),
+      readTranscript(f, 0).turns.map((t) => [t.role, t.kind ?? t.tool ?? null, t.path ?? null, t.text]),
       [
-        ['user', 'prompt', '/start eng-2228'],
-        ['assistant', null, 'Worktree ready at .claude/worktrees/eng-2228.'],
-        ['user', 'prompt', '/review'],
-        ['assistant', null, 'Reviewed: two findings.'],
+        ['user', 'prompt', null, '/start eng-2228'],
+        ['tool', 'Command', '/start', 'Start working on Linear ticket eng-2228.\n\n## Steps\n- Always create the worktree from origin/main.'],
+        ['assistant', null, null, 'Worktree ready at .claude/worktrees/eng-2228.'],
+        ['user', 'prompt', null, '/review'],
+        ['assistant', null, null, 'Reviewed: two findings.'],
       ],
     );
-    assert.equal(census(text).user, 2);
+    // /review is Claude Code's own: its expansion says nothing about the project.
+    assert.deepEqual([census(text).user, census(text).tool], [2, 1]);
   });
 
   it('keeps a streamed assistant message one turn when a prompt was typed between its lines', () => {
