@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_RESIDENT_ROWS } from './store/resident-view.js';
+import { DEFAULT_RESIDENT_ROWS } from './store/resident-budget.js';
 
 type Kind = 'string' | 'int' | 'bool' | 'enum' | 'url' | 'path' | 'secret';
 

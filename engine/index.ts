@@ -29,7 +29,7 @@ export type { MemoryJson, VersionJson, ExportLine } from './record-json.js';
 export { parseImportLine, parseVersionRecord } from './import-line.js';
 export { InMemoryStore } from './store/memory-store.js';
 export { LanceStore } from './store/lance-store.js';
-export { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './store/resident-view.js';
+export { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './store/resident-budget.js';
 export { ConcurrencyGate } from './concurrency-gate.js';
 export type { LanceStoreOptions } from './store/lance-store.js';
 export type { LanceDiagnostics } from './store/lance-diagnostics.js';

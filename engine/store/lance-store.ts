@@ -43,7 +43,8 @@ import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, RETAIN_VERSIONS_MS, runUpkeep, type UpkeepState } from './lance-upkeep.js';
 import { overlayFresh, viewVectors, withVectors, type HeldVector } from './lance-vectors.js';
-import { DEFAULT_RESIDENT_ROWS, ResidentBudget, ResidentView } from './resident-view.js';
+import { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './resident-budget.js';
+import { ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
 

@@ -15,13 +15,15 @@
 import { queryTerms } from '../text/tokenize.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { matchesFilter } from './filter.js';
-import { INT8_BATCH } from './int8-lists.js';
 import { IVF_MIN_ROWS, trainIvf, type IvfIndex } from './ivf.js';
+import { IVF_SCAN_SHARE, ivfTop } from './ivf-search.js';
+import { codeFor, compileFilter, F, FILTER_FIELDS, matchesCodes, type CompiledFilter } from './resident-filter.js';
+import { JsonRows } from './resident-rows.js';
 import type { StoreHit, StoreSearch } from './types.js';
-import { grown, SlotArena } from './slot-arena.js';
+import { grown } from './slot-arena.js';
 import { StringTable } from './string-table.js';
 import { TermIndex } from './term-index.js';
-import { MinHeap, TopK } from './top-k.js';
+import { TopK } from './top-k.js';
 import { rowDot, type VectorScan } from './vector-scan.js';
 
 /** A search of the current view: a StoreSearch without the history options. */
@@ -33,23 +35,6 @@ export interface ResidentViewOptions {
   /** Share of the model's rows an approximate search scores (see IVF_SCAN_SHARE). @default IVF_SCAN_SHARE */
   scanShare?: number;
 }
-
-/**
- * An approximate search reads lists until the rows it read (counted at the share of them its
- * filter lets through) reach this share of the rows of the model, and at least IVF_MIN_SCAN.
- * Measured on the server bench's corpus at 100k rows (templated texts, so many near ties) with
- * 2√n lists: recall@10 against the exact scan 0.975 at 4%, 0.98 at 5% (recall@20 0.97), 0.985 at 6%.
- */
-export const IVF_SCAN_SHARE = 0.05;
-export const IVF_MIN_SCAN = 1024;
-/** Past this share of the rows read (a filter few rows pass), the whole matrix is scanned instead. */
-const IVF_MAX_SCAN_SHARE = 0.3;
-/** Candidates (× the search's limit, at least IVF_RERANK_MIN) scored exactly after the int8 pass. */
-export const IVF_RERANK = 4;
-const IVF_RERANK_MIN = 64;
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** ResidentView.slotMeta for `slots` free slots. */
 function freeMeta(slots: number): Float64Array {
@@ -72,27 +57,6 @@ function unit(v: Float32Array): Float32Array | null {
   return out;
 }
 
-/** The row fields a filter compares for equality, held per slot as dictionary codes (`FILTER_FIELDS.length` per slot). */
-const FILTER_FIELDS = ['user_id', 'agent_id', 'app_id', 'run_id', 'owner_id', 'space', 'repo', 'dir', 'category'] as const;
-const F = FILTER_FIELDS.length;
-const OWNER = FILTER_FIELDS.indexOf('owner_id');
-/** The code of a null field. */
-const NULL_CODE = -1;
-/** The code of a value no row holds (matches nothing). */
-const ABSENT_CODE = -2;
-/** Filter keys `compileFilter` answers from the codes; any other one is checked on the parsed row. */
-const CODED_KEYS: ReadonlySet<string> = new Set([...FILTER_FIELDS, 'personal_owner', 'memory_ids', 'any_of']);
-
-/** A filter as code comparisons: per field, the codes it allows (null: any). */
-interface CompiledFilter {
-  fields: { at: number; codes: ReadonlySet<number> | number }[];
-  personalOwner: number | null;
-  /** Ids of `memories` (a memory the view does not hold cannot match). */
-  memoryIds: ReadonlySet<number> | null;
-  /** Alternatives, one of which must pass (the daemon's recall: project, personal, session). */
-  anyOf: CompiledFilter[] | null;
-}
-
 export class ResidentView {
   /**
    * Every per-row string lives off the JavaScript heap, in typed arrays: the row without its vector
@@ -101,7 +65,7 @@ export class ResidentView {
    * the strings and map entries these replace were ~1 million of them: 40–60 ms of marking that
    * stalled a busy server replica every few seconds (BENCHMARKS.md, "Server backends").
    */
-  private readonly rows = new SlotArena((n) => new Uint8Array(n));
+  private readonly rows = new JsonRows();
   /** Slots in use or free (the matrix rows a scan covers). */
   private slotCount = 0;
   private readonly versions = new StringTable();
@@ -136,8 +100,6 @@ export class ResidentView {
   private slotMeta = freeMeta(64);
   private matrix: Float32Array;
   private readonly free: number[] = [];
-  /** Scratch for a row's UTF-8 JSON on its way into `rows`. */
-  private textBytes = new Uint8Array(4096);
   private readonly approximateFrom: number;
   private readonly scanShare: number;
   /** The IVF index of the vector channel (null: every row is scanned). */
@@ -173,7 +135,7 @@ export class ResidentView {
       const held = this.versions.id(r.version_id);
       if (held >= 0 && this.slotOfVersion[held]! >= 0) this.removeSlot(this.slotOfVersion[held]!);
       const slot = this.free.pop() ?? this.newSlot();
-      this.setRow(slot, { ...r, vector: null });
+      this.rows.set(slot, { ...r, vector: null });
       const vid = this.versions.add(r.version_id);
       this.slotOfVersion = grown(this.slotOfVersion, vid + 1, -1);
       this.slotOfVersion[vid] = slot;
@@ -184,7 +146,7 @@ export class ResidentView {
       this.nextOfMemory[slot] = this.firstOfMemory[mid]!;
       this.firstOfMemory[mid] = slot;
       this.seqs[slot] = r.seq;
-      for (let f = 0; f < F; f++) this.fieldCodes[slot * F + f] = this.codeFor(r[FILTER_FIELDS[f]!]);
+      for (let f = 0; f < F; f++) this.fieldCodes[slot * F + f] = codeFor(this.dict, r[FILTER_FIELDS[f]!]);
       this.slotMeta[3 * slot] = r.valid_from;
       this.slotMeta[3 * slot + 1] = r.valid_to ?? Infinity;
       this.slotMeta[3 * slot + 2] = r.space === 'personal' ? 1 : 0;
@@ -264,7 +226,7 @@ export class ResidentView {
     const slot = vid >= 0 ? this.slotOfVersion[vid]! : -1;
     if (slot < 0) return;
     this.setVectorAt(slot, vector, model);
-    this.setRow(slot, { ...this.rowAt(slot), embed_model: model });
+    this.rows.set(slot, { ...this.rows.get(slot), embed_model: model });
     this.maybeTrain();
   }
 
@@ -281,12 +243,12 @@ export class ResidentView {
     const ok = (slot: number): boolean => {
       const meta = this.slotMeta;
       if (!(meta[3 * slot]! <= t && t < meta[3 * slot + 1]!)) return false;
-      return compiled ? this.matchesCodes(slot, compiled) : matchesFilter(this.rowAt(slot), q.filter);
+      return compiled ? matchesCodes(slot, compiled, this.fieldCodes, this.memoryOf, meta) : matchesFilter(this.rows.get(slot), q.filter);
     };
     const hits = new Map<number, StoreHit>(); // by slot
     if (query) {
       const bySeq = (slot: number): number => this.seqs[slot]!;
-      let top = ivf ? this.ivfTop(ivf, mid, query, q.limit, ok, bySeq) : null;
+      let top = ivf ? ivfTop(ivf, this.matrix, query, { limit: q.limit, rows: this.modelRows[mid] ?? 0, scanShare: this.scanShare }, ok, bySeq) : null;
       if (!top) {
         // Every row scored (no index, or one a filter makes useless): the scan is the search's one
         // await, and everything after it reads one state of the view.
@@ -302,69 +264,17 @@ export class ResidentView {
       }
       for (const s of top.slots) {
         // Scored again here: a slot written while the scan ran may hold another vector now.
-        hits.set(s, { row: this.rowAt(s), vectorScore: rowDot(this.matrix, s, query), textScore: null });
+        hits.set(s, { row: this.rows.get(s), vectorScore: rowDot(this.matrix, s, query), textScore: null });
       }
     }
     if (q.text) {
       for (const [s, score] of this.text.top(queryTerms(q.text), this.size, this.slotCount, q.limit, ok)) {
         const hit = hits.get(s);
         if (hit) hit.textScore = score;
-        else hits.set(s, { row: this.rowAt(s), vectorScore: null, textScore: score });
+        else hits.set(s, { row: this.rows.get(s), vectorScore: null, textScore: score });
       }
     }
     return [...hits.values()];
-  }
-
-  /**
-   * The `limit` best rows by exact dot product among the lists nearest the query. The lists are
-   * read in order of their centroid's similarity, each row scored from its int8 codes; the best
-   * IVF_RERANK × `limit` of those the filter lets through are then scored exactly. Reading stops
-   * after the list that brings the rows read to IVF_SCAN_SHARE of the model's rows (at least
-   * IVF_MIN_SCAN) once `limit` candidates passed the filter; null when that takes more than
-   * IVF_MAX_SCAN_SHARE of them (a filter few rows pass: one scan of the matrix is cheaper).
-   */
-  private ivfTop(ivf: IvfIndex, mid: number, query: Float32Array, limit: number, ok: (slot: number) => boolean, tie: (slot: number) => number): TopK | null {
-    const total = this.modelRows[mid] ?? 0;
-    const enough = Math.max(IVF_MIN_SCAN, Math.ceil(total * this.scanShare));
-    const most = Math.max(enough, Math.ceil(total * IVF_MAX_SCAN_SHARE));
-    const pool = new MinHeap(Math.max(limit * IVF_RERANK, IVF_RERANK_MIN));
-    let read = 0;
-    // The share of rows the filter lets through, estimated from the candidates it was asked about:
-    // rows read count as that share of a row, so a filter widens the search around the query.
-    let asked = 0;
-    let passed = 0;
-    let floor = -Infinity; // the pool's last score once it is full: only better ones get in
-    for (const l of ivf.order(query)) {
-      const size = ivf.size(l);
-      const slots = ivf.list(l);
-      for (let from = 0; from < size; from += INT8_BATCH) {
-        // Only the rows that beat the pool's floor come back from the kernel.
-        const count = ivf.scoreAbove(l, from, Math.min(INT8_BATCH, size - from), floor, this.matrix, query);
-        const at = ivf.hitRow;
-        const approx = ivf.hitScore;
-        for (let h = 0; h < count; h++) {
-          const a = approx[2 * h + 1]!;
-          if (a <= floor) continue; // the floor rose since the kernel ran
-          const s = slots[from + at[2 * h]!]!;
-          asked++;
-          if (!ok(s)) continue;
-          passed++;
-          floor = pool.offer(s, a);
-        }
-      }
-      read += size;
-      const share = (passed + 1) / (asked + 1);
-      if (read >= enough && pool.size >= limit && read * share >= enough) break;
-      // Reading on would take more than `most` rows: one scan of the whole matrix is cheaper.
-      if ((asked >= IVF_RERANK_MIN && enough / share > most) || read >= most) return null;
-    }
-    const top = new TopK(limit, tie);
-    for (let i = 0; i < pool.size; i++) {
-      const s = pool.slots[i]!;
-      const d = rowDot(this.matrix, s, query);
-      if (top.admits(d, s)) top.push(s, d);
-    }
-    return top;
   }
 
   private newSlot(): number {
@@ -443,99 +353,8 @@ export class ResidentView {
     this.free.push(slot);
   }
 
-  /** Hold `row` (its vector null) as the slot's JSON. */
-  private setRow(slot: number, row: VersionRow): void {
-    const text = JSON.stringify(row);
-    if (this.textBytes.length < text.length * 3) this.textBytes = new Uint8Array(text.length * 3 + 256);
-    this.rows.set(slot, this.textBytes, encoder.encodeInto(text, this.textBytes).written);
-  }
-
-  /** The row held in `slot`, a fresh object (vector null): what a hit hands out. */
-  private rowAt(slot: number): VersionRow {
-    return JSON.parse(decoder.decode(this.rows.get(slot))) as VersionRow;
-  }
-
-  /** The code of a filter field's value, assigned on first sight. */
-  private codeFor(value: string | null): number {
-    if (value === null) return NULL_CODE;
-    let code = this.dict.get(value);
-    if (code === undefined) this.dict.set(value, (code = this.dict.size));
-    return code;
-  }
-
-  /**
-   * `f` as code comparisons, or null when it says something the codes do not hold (metadata, time
-   * ranges): those searches check each candidate on its parsed row.
-   */
+  /** The search's filter as code comparisons (null: checked on each candidate's parsed row). */
   private compileFilter(f: MemoryFilter): CompiledFilter | null {
-    const fields: CompiledFilter['fields'] = [];
-    let anyOf: CompiledFilter[] | null = null;
-    for (const k in f) {
-      const want = (f as Record<string, unknown>)[k];
-      if (want === undefined) continue;
-      if (!CODED_KEYS.has(k)) return null;
-      if (k === 'any_of') {
-        anyOf = [];
-        for (const sub of want as MemoryFilter[]) {
-          const c = this.compileFilter(sub);
-          if (!c) return null;
-          anyOf.push(c);
-        }
-        continue;
-      }
-      const at = (FILTER_FIELDS as readonly string[]).indexOf(k);
-      if (at < 0) continue;
-      const code = (v: string | null): number => (v === null ? NULL_CODE : (this.dict.get(v) ?? ABSENT_CODE));
-      if (Array.isArray(want)) fields.push({ at, codes: new Set((want as string[]).map(code).filter((c) => c !== ABSENT_CODE && c !== NULL_CODE)) });
-      else fields.push({ at, codes: code(want as string | null) });
-    }
-    const owner = f.personal_owner;
-    return { fields, personalOwner: owner === undefined ? null : (this.dict.get(owner) ?? ABSENT_CODE), memoryIds: f.memory_ids ? new Set(f.memory_ids.map((id) => this.memories.id(id)).filter((m) => m >= 0)) : null, anyOf };
-  }
-
-  /** Whether the row in `slot` passes a compiled filter (the semantics of `matchesFilter`). */
-  private matchesCodes(slot: number, c: CompiledFilter): boolean {
-    const base = slot * F;
-    for (const { at, codes } of c.fields) {
-      const have = this.fieldCodes[base + at]!;
-      if (typeof codes === 'number' ? have !== codes : !codes.has(have)) return false;
-    }
-    if (c.memoryIds && !c.memoryIds.has(this.memoryOf[slot]!)) return false;
-    if (c.personalOwner !== null && this.slotMeta[3 * slot + 2] === 1 && this.fieldCodes[base + OWNER] !== c.personalOwner) return false;
-    if (c.anyOf && !c.anyOf.some((sub) => this.matchesCodes(slot, sub))) return false;
-    return true;
-  }
-}
-
-/**
- * Rows a store holds in memory by default. At 384 dimensions a row is ~1.5 KB of matrix and ~1 KB of JSON
- * and ids in typed arrays (a 100k view: 13 MB of heap); the daemon at 10k memories idles at ~245 MB,
- * under its 300 MB target.
- */
-export const DEFAULT_RESIDENT_ROWS = 20_000;
-
-/**
- * Rows the resident views of one process may hold in total: the daemon has one store, the server
- * shares one budget among its projects (first come, first served; a project that does not fit is
- * searched through its LanceDB indexes).
- */
-export class ResidentBudget {
-  private used = 0;
-
-  constructor(readonly maxRows: number) {}
-
-  get usedRows(): number {
-    return this.used;
-  }
-
-  /** Take `rows` from the budget; false (and nothing taken) when they do not fit. */
-  reserve(rows: number): boolean {
-    if (this.used + rows > this.maxRows) return false;
-    this.used += rows;
-    return true;
-  }
-
-  release(rows: number): void {
-    this.used = Math.max(0, this.used - rows);
+    return compileFilter(f, this.dict, (id) => this.memories.id(id));
   }
 }
