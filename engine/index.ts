@@ -31,7 +31,7 @@ export { InMemoryStore } from './store/memory-store.js';
 export { LanceStore } from './store/lance-store.js';
 export { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './store/resident-budget.js';
 export { ConcurrencyGate } from './concurrency-gate.js';
-export type { LanceStoreOptions } from './store/lance-store.js';
+export type { LanceStoreOptions } from './store/lance-options.js';
 export type { LanceDiagnostics } from './store/lance-diagnostics.js';
 export type { MemoryStore, StoreSearch, StoreHit, StoreStats, MaintenanceReport, VectorUpdate } from './store/types.js';
 export { matchesFilter } from './store/filter.js';

@@ -21,16 +21,12 @@
  * lets reads of the current view skip clauses that cannot exclude anything.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import type * as lancedb from '@lancedb/lancedb';
-import { currentRows, validAt, type PlannedRow } from '../bitemporal.js';
+import { currentRows, type PlannedRow } from '../bitemporal.js';
 import { ConcurrencyGate } from '../concurrency-gate.js';
 import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
-import { TermStats } from '../text/term-stats.js';
-import { terms } from '../text/tokenize.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
-import { matchesFilter } from './filter.js';
 import { Catalog, CATALOG_COLUMNS, catalogColumns } from './lance-catalog.js';
 import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whereOf } from './lance-filter.js';
 import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
@@ -41,57 +37,18 @@ import { pastTextHits } from './lance-past.js';
 import { fromRecord, groupBy, isCurrentViewFormat, isLegacyLog, LEGACY_LOG_VECTOR_COLUMNS, logSchema, rowColumns, toLogRecord, toViewTable, vectorDim, viewSchema, type LanceRecord } from './lance-rows.js';
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
-import { EMBEDDED, RETAIN_VERSIONS_MS, runUpkeep, type UpkeepState } from './lance-upkeep.js';
+import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
 import { overlayFresh, viewVectors, withVectors, type HeldVector } from './lance-vectors.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './resident-budget.js';
+import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
+import { TextTail } from './lance-tail.js';
 import { ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
 
-export interface LanceStoreOptions {
-  /** Directory of the LanceDB database. */
-  dir: string;
-  /** Vector dimension of the active embedding model (fixed per table). */
-  dim: number;
-  logger?: Logger;
-  /** Build the approximate vector index once the current view holds this many embedded rows. @default 5000 */
-  vectorIndexMinRows?: number;
-  /** Optimize the current view after this many commits to it (the version log after 4×). @default 32 */
-  compactEveryCommits?: number;
-  /** IVF partitions probed per query at least (more when a filter leaves too few). @default 60% of the partitions */
-  nprobes?: number;
-  /** Re-rank this many times `limit` candidates with exact distances. @default 4 */
-  refineFactor?: number;
-  /**
-   * Bound of LanceDB's index cache. LanceDB's own default (6 GiB) lets a long-running process keep
-   * the pages of every index version that compaction has replaced: at 100k memories, 600 single
-   * adds took the process from 0.3 to 2.5 GB, 1.5 GB with these bounds, at no measurable search
-   * cost (the live working set is ~36 MB; a 16 MiB bound tripled search latency). @default 256 MiB
-   */
-  indexCacheBytes?: number;
-  /** Bound of LanceDB's metadata cache (manifests, file metadata). @default 64 MiB */
-  metadataCacheBytes?: number;
-  /**
-   * Searches run at once; more wait their turn (see ConcurrencyGate). @default the machine's
-   * cores + 1 (each search's two queries use every core already)
-   */
-  maxConcurrentSearches?: number;
-  /**
-   * Rows the current view may hold in memory for searching (ResidentView): while it fits, searches
-   * of the current view run there (exact, ~1 ms at 10k memories), otherwise through LanceDB's
-   * indexes. Pass one budget to several stores to bound them together. @default a budget of
-   * DEFAULT_RESIDENT_ROWS for this store alone
-   */
-  residentBudget?: ResidentBudget;
-  /** Old table versions (replaced files) are deleted once older than this. @default RETAIN_VERSIONS_MS (15 s) */
-  retainVersionsMs?: number;
-}
-
 const IN_CHUNK = 500;
 /** Memories per commit when the current view is rebuilt from scratch. */
 const REBUILD_CHUNK = 2000;
-/** Fold unindexed rows into the full-text index once this many are scored outside it. */
-const TAIL_LIMIT = 500;
 /** How long a replaced connection stays open for reads that started on it. */
 const RETIRED_HANDLE_MS = 10_000;
 /**
@@ -103,7 +60,6 @@ const RETIRED_HANDLE_MS = 10_000;
  * against 123/s with this one.
  */
 const RECONNECT_EVERY_MS = 10_000;
-const MIB = 1024 * 1024;
 
 export class LanceStore implements MemoryStore {
   readonly kind = 'lance' as const;
@@ -125,15 +81,10 @@ export class LanceStore implements MemoryStore {
   /** Bumped whenever rows that may lack such a vector arrive, so a count started before cannot clear the flag. */
   private mixedGen = 0;
   private readonly log: Logger;
-  private readonly opts: Required<Omit<LanceStoreOptions, 'logger' | 'nprobes' | 'residentBudget'>> & { nprobes: number | null };
+  private readonly opts: ResolvedLanceOptions;
   private readonly ftsReady = new WeakSet<lancedb.Table>();
-  /**
-   * Current-view rows the full-text index does not cover yet, scored here by exact BM25 against
-   * `termStats` (LanceDB's own flat scoring of unindexed rows is unreliable: it drops or
-   * misranks rows whose terms the index has not seen). Emptied whenever the index catches up.
-   */
-  private readonly tail = new Map<string, { row: VersionRow; terms: string[] }>();
-  private readonly termStats = new TermStats();
+  /** Full text the current view's index does not cover (yet), and the view's BM25 statistics. */
+  private readonly tail = new TextTail();
   /** Connections replaced by reconnect(), closed once reads started on them are surely done. */
   private readonly retired = new Map<() => void, NodeJS.Timeout>();
   /** When the current connection was made. */
@@ -151,17 +102,7 @@ export class LanceStore implements MemoryStore {
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
-    this.opts = {
-      vectorIndexMinRows: 5000,
-      compactEveryCommits: 32,
-      refineFactor: 4,
-      indexCacheBytes: 256 * MIB,
-      metadataCacheBytes: 64 * MIB,
-      maxConcurrentSearches: os.availableParallelism() + 1,
-      retainVersionsMs: RETAIN_VERSIONS_MS,
-      ...options,
-      nprobes: options.nprobes ?? null,
-    };
+    this.opts = resolveOptions(options);
     this.searches = new ConcurrencyGate(this.opts.maxConcurrentSearches);
     this.budget = options.residentBudget ?? new ResidentBudget(DEFAULT_RESIDENT_ROWS);
     this.scan = new VectorScan(options.dim, (reason) => this.log.warn('vector scans run in JavaScript', { reason }));
@@ -219,7 +160,7 @@ export class LanceStore implements MemoryStore {
     }
     // A rebuilt view was written in many small commits: compact it before the first read.
     if (rebuild && (await this.currentTbl.countRows()) > 0) await this.currentTbl.optimize({ cleanupOlderThan: new Date() });
-    await this.rebuildTermStats();
+    await this.tail.rebuildStats(this.currentTbl!);
     await this.loadResident();
     // The log keeps no full-text index (lance-past.ts); older builds made one.
     const logFts = (await this.versionsTbl.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
@@ -335,33 +276,6 @@ export class LanceStore implements MemoryStore {
     await current.createIndex(FTS_COLUMN, { config: ftsIndex(), replace: true });
     this.ftsReady.add(current);
     this.tail.clear();
-  }
-
-  /** BM25 statistics of the current view, from its stored terms. */
-  private async rebuildTermStats(): Promise<void> {
-    this.termStats.clear();
-    const t = await this.currentTbl!.query().select([FTS_COLUMN]).toArrow();
-    const col = t.getChild(FTS_COLUMN)!;
-    for (let i = 0; i < t.numRows; i++) this.termStats.add(String(col.get(i)).split(' ').filter(Boolean));
-  }
-
-  /**
-   * Current rows just written: outside the full-text index until it catches up (no tail while the
-   * view is searched in memory: it has no full-text index then, and gets one over every row).
-   */
-  private addToTail(rows: readonly VersionRow[], countTerms: boolean): void {
-    for (const r of rows) {
-      const t = terms(r.content);
-      if (!this.resident) this.tail.set(r.version_id, { row: { ...r, vector: null }, terms: t });
-      if (countTerms) this.termStats.add(t);
-    }
-  }
-
-  /** Drop the tail rows of memories whose current rows were replaced or removed. */
-  private dropFromTail(memoryIds: Iterable<string>): void {
-    const gone = new Set(memoryIds);
-    if (gone.size === 0) return;
-    for (const [vid, t] of this.tail) if (gone.has(t.row.memory_id)) this.tail.delete(vid);
   }
 
   /** Rebuild the catalog and the last seq from the version log. */
@@ -552,13 +466,13 @@ export class LanceStore implements MemoryStore {
       this.resident?.removeMemories(chunk);
       this.upkeep.currentCommits++;
     }
-    this.dropFromTail(replace);
+    this.tail.drop(replace);
     if (fresh.length === 0) return await this.fitResident();
     await current.add(toViewTable(fresh, this.opts.dim));
     this.resident?.add(fresh);
     await this.fitResident();
     this.upkeep.currentCommits++;
-    this.addToTail(fresh, true);
+    this.tail.add(fresh, true, !this.resident);
     if (!this.resident) await this.ensureFts();
     if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.markMixed();
   }
@@ -667,7 +581,7 @@ export class LanceStore implements MemoryStore {
   }
 
   async completeTerm(prefix: string, limit: number): Promise<string[]> {
-    return this.termStats.complete(prefix, limit);
+    return this.tail.complete(prefix, limit);
   }
 
   async search(req: StoreSearch): Promise<StoreHit[]> {
@@ -694,7 +608,7 @@ export class LanceStore implements MemoryStore {
       ann: this.upkeep.vectorIndex ? probing(this.upkeep.vectorIndex, parts.length > 0, this.opts) : null,
       textIndexed: this.ftsReady.has(current),
     });
-    return mergeTextHits(hits, this.tailSearch(req));
+    return mergeTextHits(hits, this.tail.search(req));
   }
 
   /**
@@ -723,19 +637,6 @@ export class LanceStore implements MemoryStore {
     return [...byId.values()];
   }
 
-  /** Exact BM25 over the current rows outside the full-text index. */
-  private tailSearch(req: StoreSearch): StoreHit[] {
-    if (!req.text || this.tail.size === 0) return [];
-    const q = terms(req.text);
-    const out: StoreHit[] = [];
-    for (const { row, terms: docTerms } of this.tail.values()) {
-      if (!validAt(row, req.validAt) || !matchesFilter(row, req.filter)) continue;
-      const score = this.termStats.score(q, docTerms);
-      if (score > 0) out.push({ row, vectorScore: null, textScore: score });
-    }
-    return out.sort((a, b) => b.textScore! - a.textScore!).slice(0, req.limit);
-  }
-
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
     const { versions } = this.tables();
     const rows = await this.readRows('log', versions, `seq > ${sqlNumber(afterSeq)} AND seq <= ${sqlNumber(afterSeq + limit)}`, true);
@@ -756,10 +657,10 @@ export class LanceStore implements MemoryStore {
       }
       await this.fitResident();
       for (const id of ids) this.catalog.delete(id);
-      this.dropFromTail(ids);
+      this.tail.drop(ids);
       if (removed > 0) {
         await this.eraseFromDisk();
-        await this.rebuildTermStats();
+        await this.tail.rebuildStats(this.currentTbl!);
       }
       return removed;
     });
@@ -802,7 +703,7 @@ export class LanceStore implements MemoryStore {
         this.resident?.setVector(u.version_id, u.vector, u.model);
       }
       // Rewritten rows are new rows to LanceDB: outside the full-text index until it catches up.
-      this.addToTail(rows, false);
+      this.tail.add(rows, false, !this.resident);
       this.upkeep.currentCommits++;
       this.upkeep.rowsSinceIndex += updated.length;
     });
@@ -862,11 +763,11 @@ export class LanceStore implements MemoryStore {
       tables: () => this.tables(),
       exclusive: <T>(fn: () => Promise<T>) => this.exclusive(fn),
       saveMarker: () => this.saveMarker(),
-      textBacklogDue: () => this.tail.size >= TAIL_LIMIT,
+      textBacklogDue: () => this.tail.due,
       optimized: async (table: 'current' | 'versions') => {
         if (table !== 'current') return;
         this.tail.clear();
-        await this.rebuildTermStats();
+        await this.tail.rebuildStats(this.currentTbl!);
       },
       reconnect: (always: boolean) => (always || Date.now() - this.connectedAt >= RECONNECT_EVERY_MS ? this.reconnect() : Promise.resolve()),
       log: this.log,
