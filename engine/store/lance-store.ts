@@ -34,11 +34,13 @@ import { ensureIndexes, FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vector
 import { readMarker, writeMarker } from './lance-marker.js';
 import { moveVectorsOutOfLog } from './lance-migrate.js';
 import { pastTextHits } from './lance-past.js';
-import { fromRecord, groupBy, isCurrentViewFormat, isLegacyLog, LEGACY_LOG_VECTOR_COLUMNS, logSchema, rowColumns, toLogRecord, toViewTable, vectorDim, viewSchema, type LanceRecord } from './lance-rows.js';
+import { countMemories, IN_CHUNK, logRows, readRows, viewPage, viewRowsOf } from './lance-reads.js';
+import { repairView } from './lance-repair.js';
+import { fromRecord, groupBy, isCurrentViewFormat, isLegacyLog, logSchema, rowColumns, toLogRecord, toViewTable, vectorDim, viewSchema, type LanceRecord } from './lance-rows.js';
 import { lance, loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
-import { overlayFresh, viewVectors, withVectors, type HeldVector } from './lance-vectors.js';
+import { overlayFresh, viewVectors, withVectors } from './lance-vectors.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './resident-budget.js';
 import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
 import { TextTail } from './lance-tail.js';
@@ -46,9 +48,6 @@ import { ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
 
-const IN_CHUNK = 500;
-/** Memories per commit when the current view is rebuilt from scratch. */
-const REBUILD_CHUNK = 2000;
 /** How long a replaced connection stays open for reads that started on it. */
 const RETIRED_HANDLE_MS = 10_000;
 /**
@@ -291,32 +290,9 @@ export class LanceStore implements MemoryStore {
     writeMarker(this.opts.dir, { seq: this.seq, vectorIndex: this.upkeep.vectorIndex });
   }
 
-  /**
-   * Recompute the current view of every memory with versions after `afterSeq`. A row keeps the
-   * vector the view (or a legacy log) has for its version_id; rows without one (versions the view
-   * never took in, a view rebuilt for another model) are embedded in the background, like any
-   * backlog, and counted in `stats().unembedded` meanwhile.
-   */
+  /** Recompute the current view of every memory with versions after `afterSeq` (repairView, lance-repair.ts). */
   private async repairCurrent(afterSeq: number): Promise<void> {
-    const rows = await this.versionsTbl!.query().where(`seq > ${sqlNumber(afterSeq)}`).select(['memory_id']).toArray();
-    const ids = [...new Set((rows as LanceRecord[]).map((r) => String(r.memory_id)))];
-    // An empty view (a rebuild) has no vectors to keep and no rows to delete, and takes its rows
-    // in fewer commits: the upgrade of a 100k store from before took 31 s with a read, a delete
-    // and an add per 500 memories, 10.5 s this way (peak RSS 468 MB, of the old log's vectors).
-    const empty = (await this.currentTbl!.countRows()) === 0;
-    const step = empty ? REBUILD_CHUNK : IN_CHUNK;
-    this.log.info('repairing the current view', { afterSeq, memories: ids.length, rebuild: empty });
-    for (let i = 0; i < ids.length; i += step) {
-      const chunk = ids.slice(i, i + step);
-      const versions = await this.logRows(chunk, this.legacyLog);
-      let held = new Map<string, HeldVector>();
-      if (!empty) {
-        held = await viewVectors(this.currentTbl!, chunk);
-        await this.currentTbl!.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
-      }
-      const cur = withVectors(groupBy(versions).flatMap((vs) => currentRows(vs)), held);
-      if (cur.length > 0) await this.currentTbl!.add(toViewTable(cur, this.opts.dim));
-    }
+    await repairView(this.versionsTbl!, this.currentTbl!, afterSeq, { dim: this.opts.dim, legacyLog: this.legacyLog, log: this.log });
     this.saveMarker();
   }
 
@@ -488,49 +464,18 @@ export class LanceStore implements MemoryStore {
   }
 
   /**
-   * Rows of the current view or the version log (`withVector`: the view's vectors, or a legacy
-   * log's). The kind is explicit: a read may run on a handle that reconnect() has just replaced.
-   */
-  private async readRows(kind: 'view' | 'log', tbl: lancedb.Table, where: string | undefined, withVector = false, limit?: number): Promise<VersionRow[]> {
-    const view = kind === 'view';
-    const columns = rowColumns(view ? 'view' : 'log');
-    const vector = withVector ? (view ? ['vector'] : this.legacyLog ? LEGACY_LOG_VECTOR_COLUMNS : []) : [];
-    let q = tbl.query().select([...columns, ...vector]);
-    if (where) q = q.where(where);
-    if (limit !== undefined) q = q.limit(limit);
-    return ((await q.toArray()) as LanceRecord[]).map(fromRecord);
-  }
-
-  /** Every version of these memories from the log, ordered by (memory_id, version); vectors only from a legacy log. */
-  private async logRows(memoryIds: readonly string[], withVector = false): Promise<VersionRow[]> {
-    const { versions } = this.tables();
-    const ids = [...new Set(memoryIds)];
-    const out: VersionRow[] = [];
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      out.push(...(await this.readRows('log', versions, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, withVector)));
-    }
-    return out.sort((a, b) => (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : a.version - b.version));
-  }
-
-  /**
    * Every version of these memories. Versions that are current carry the current view's vector;
    * superseded versions none (the log keeps no vectors).
    */
   async versionsOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
-    const rows = await this.logRows(memoryIds);
+    const rows = await logRows(this.tables().versions, memoryIds, false, this.legacyLog);
     const live = [...new Set(rows.map((r) => r.memory_id))].filter((id) => this.catalog.get(id)?.deleted === false);
     if (live.length === 0) return rows;
     return withVectors(rows, await viewVectors(this.tables().current, live));
   }
 
   async currentOf(memoryIds: readonly string[]): Promise<VersionRow[]> {
-    const { current } = this.tables();
-    const ids = [...new Set(memoryIds)];
-    const out: VersionRow[] = [];
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      out.push(...(await this.readRows('view', current, `memory_id IN (${ids.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`, true)));
-    }
-    return out;
+    return viewRowsOf(this.tables().current, memoryIds);
   }
 
   /** Conditions of a read of the current view valid at `validAt` (only the halves that can exclude rows). */
@@ -547,15 +492,7 @@ export class LanceStore implements MemoryStore {
     const { current } = this.tables();
     const parts = this.currentClauses(filter, opts.validAt);
     if (opts.beforeSeq !== undefined) parts.push(`seq < ${sqlNumber(opts.beforeSeq)}`);
-    // Find the page by seq alone (a top-k over one column), then read those rows: ordering whole
-    // rows would read every column of every matching row.
-    let q = current.query().select(['seq']).orderBy({ columnName: 'seq', ascending: false }).limit(opts.limit);
-    const where = whereOf(parts);
-    if (where) q = q.where(where);
-    const seqs = ((await q.toArray()) as LanceRecord[]).map((r) => Number(r.seq));
-    if (seqs.length === 0) return [];
-    const rows = await this.readRows('view', current, `seq IN (${seqs.map(sqlNumber).join(', ')})`);
-    return rows.sort((a, b) => b.seq - a.seq);
+    return viewPage(current, whereOf(parts), opts.limit);
   }
 
   /**
@@ -564,20 +501,7 @@ export class LanceStore implements MemoryStore {
    */
   async count(filter: MemoryFilter): Promise<number> {
     const { current } = this.tables();
-    const where = whereOf(filterClauses(filter));
-    const rows = await current.countRows(where);
-    const multi = [...new Set([...this.catalog.multiRow(), ...this.inflight])];
-    let extra = 0;
-    for (let i = 0; i < multi.length; i += IN_CHUNK) {
-      const inList = `memory_id IN (${multi.slice(i, i + IN_CHUNK).map(sqlString).join(', ')})`;
-      const found = (await current
-        .query()
-        .where(where ? `(${where}) AND ${inList}` : inList)
-        .select(['memory_id'])
-        .toArray()) as LanceRecord[];
-      extra += found.length - new Set(found.map((r) => String(r.memory_id))).size;
-    }
-    return rows - extra;
+    return countMemories(current, whereOf(filterClauses(filter)), () => [...new Set([...this.catalog.multiRow(), ...this.inflight])]);
   }
 
   async completeTerm(prefix: string, limit: number): Promise<string[]> {
@@ -639,7 +563,7 @@ export class LanceStore implements MemoryStore {
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
     const { versions } = this.tables();
-    const rows = await this.readRows('log', versions, `seq > ${sqlNumber(afterSeq)} AND seq <= ${sqlNumber(afterSeq + limit)}`, true);
+    const rows = await readRows('log', versions, `seq > ${sqlNumber(afterSeq)} AND seq <= ${sqlNumber(afterSeq + limit)}`, { withVector: true, legacyLog: this.legacyLog });
     return rows.sort((a, b) => a.seq - b.seq);
   }
 
@@ -682,7 +606,7 @@ export class LanceStore implements MemoryStore {
 
   async unembedded(model: string, limit: number): Promise<VersionRow[]> {
     const { current } = this.tables();
-    return this.readRows('view', current, `embed_model IS NULL OR embed_model <> ${sqlString(model)}`, false, limit);
+    return readRows('view', current, `embed_model IS NULL OR embed_model <> ${sqlString(model)}`, { limit });
   }
 
   setVectors(updates: readonly VectorUpdate[]): Promise<void> {
@@ -690,7 +614,7 @@ export class LanceStore implements MemoryStore {
       const { current } = this.tables();
       const usable = updates.filter((u) => u.vector.length === this.opts.dim);
       if (usable.length === 0) return;
-      const rows = await this.readRows('view', current, `version_id IN (${usable.map((u) => sqlString(u.version_id)).join(', ')})`);
+      const rows = await readRows('view', current, `version_id IN (${usable.map((u) => sqlString(u.version_id)).join(', ')})`);
       const byId = new Map(usable.map((u) => [u.version_id, u]));
       const updated = rows.map((r) => {
         const u = byId.get(r.version_id)!;
