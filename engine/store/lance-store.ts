@@ -24,47 +24,34 @@ import fs from 'node:fs';
 import type * as lancedb from '@lancedb/lancedb';
 import { currentRows, type PlannedRow } from '../bitemporal.js';
 import { ConcurrencyGate } from '../concurrency-gate.js';
-import { EngineError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { Catalog, CATALOG_COLUMNS, catalogColumns } from './lance-catalog.js';
 import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whereOf } from './lance-filter.js';
 import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
-import { ensureIndexes, FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
+import { FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
 import { readMarker, writeMarker } from './lance-marker.js';
 import { moveVectorsOutOfLog } from './lance-migrate.js';
 import { pastTextHits } from './lance-past.js';
 import { countMemories, IN_CHUNK, logRows, readRows, viewPage, viewRowsOf } from './lance-reads.js';
 import { repairView } from './lance-repair.js';
-import { fromRecord, groupBy, isCurrentViewFormat, isLegacyLog, logSchema, rowColumns, toLogRecord, toViewTable, vectorDim, viewSchema, type LanceRecord } from './lance-rows.js';
-import { lance, loadLanceRuntime } from './lance-runtime.js';
+import { fromRecord, groupBy, rowColumns, toLogRecord, toViewTable, type LanceRecord } from './lance-rows.js';
+import { loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
 import { overlayFresh, viewVectors, withVectors } from './lance-vectors.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './resident-budget.js';
 import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
 import { TextTail } from './lance-tail.js';
+import { LanceTables } from './lance-tables.js';
 import { ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
 
-/** How long a replaced connection stays open for reads that started on it. */
-const RETIRED_HANDLE_MS = 10_000;
-/**
- * Routine upkeep swaps in a fresh connection at most this often (each one starts with cold caches,
- * and a steady stream of single writes makes upkeep run every few seconds); a rebuilt vector index
- * or a forced pass always does. Not much less often: under a steady stream of writes (the server
- * bench adds ~140 memories/s, an upkeep pass every ~0.2 s) index pages of replaced index versions
- * fill the cache within seconds, and searches at 10k memories served 47/s with a 2-minute cadence
- * against 123/s with this one.
- */
-const RECONNECT_EVERY_MS = 10_000;
-
 export class LanceStore implements MemoryStore {
   readonly kind = 'lance' as const;
-  private db: lancedb.Connection | null = null;
-  private versionsTbl: lancedb.Table | null = null;
-  private currentTbl: lancedb.Table | null = null;
+  /** The connection and the two tables' handles (null fields while closed). */
+  private readonly handles: LanceTables;
   private readonly catalog = new Catalog();
   private seq = 0;
   private writeChain: Promise<unknown> = Promise.resolve();
@@ -84,10 +71,6 @@ export class LanceStore implements MemoryStore {
   private readonly ftsReady = new WeakSet<lancedb.Table>();
   /** Full text the current view's index does not cover (yet), and the view's BM25 statistics. */
   private readonly tail = new TextTail();
-  /** Connections replaced by reconnect(), closed once reads started on them are surely done. */
-  private readonly retired = new Map<() => void, NodeJS.Timeout>();
-  /** When the current connection was made. */
-  private connectedAt = 0;
   /** The pass that deletes what the last compaction replaced (schedulePrune). */
   private pruneTimer: NodeJS.Timeout | null = null;
   /** Searches running at once (see ConcurrencyGate); exposed for tests. */
@@ -102,6 +85,7 @@ export class LanceStore implements MemoryStore {
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
     this.opts = resolveOptions(options);
+    this.handles = new LanceTables({ ...this.opts, log: this.log });
     this.searches = new ConcurrencyGate(this.opts.maxConcurrentSearches);
     this.budget = options.residentBudget ?? new ResidentBudget(DEFAULT_RESIDENT_ROWS);
     this.scan = new VectorScan(options.dim, (reason) => this.log.warn('vector scans run in JavaScript', { reason }));
@@ -110,69 +94,43 @@ export class LanceStore implements MemoryStore {
   async open(): Promise<void> {
     fs.mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
     await loadLanceRuntime();
-    this.db = await this.connect();
-    const names = await this.db.tableNames();
-    this.versionsTbl = names.includes('versions') ? await this.db.openTable('versions') : await this.createTable('versions');
+    const { rebuild, legacyLog } = await this.handles.open();
     // A log written before vectors moved out of it: the view is rebuilt from its vectors first.
-    this.legacyLog = await isLegacyLog(this.versionsTbl);
-    const before = readMarker(this.opts.dir);
-    let rebuild = before.rebuilding === true;
-    if (names.includes('current')) {
-      this.currentTbl = await this.db.openTable('current');
-      if (!(await isCurrentViewFormat(this.currentTbl, this.opts.dim))) {
-        // Another model's dimension, or a view written by an older build: rebuilt from the log.
-        const dim = await vectorDim(this.currentTbl);
-        this.log.info(dim !== this.opts.dim ? 'embedding dimension changed; rebuilding the current view' : 'upgrading the current view (one-time rebuild)', { from: dim, to: this.opts.dim });
-        writeMarker(this.opts.dir, { ...before, rebuilding: true });
-        await this.db.dropTable('current');
-        this.currentTbl = await this.createTable('current');
-        rebuild = true;
-      }
-    } else {
-      writeMarker(this.opts.dir, { ...before, rebuilding: true });
-      this.currentTbl = await this.createTable('current');
-      rebuild = true;
-    }
-    for (const [tbl, kind] of [
-      [this.versionsTbl, 'log'],
-      [this.currentTbl, 'view'],
-    ] as const) {
-      const { added, dropped } = await ensureIndexes(tbl, kind);
-      if (added.length > 0 || dropped.length > 0) this.log.info('indexes changed', { table: tbl.name, added, dropped });
-    }
+    this.legacyLog = legacyLog;
+    const { versions, current } = this.tables();
     await this.loadCatalog();
     const scanned = this.seq;
     const { seq: marker, vectorIndex } = readMarker(this.opts.dir);
     // Never reuse a seq, even when the newest versions were purged.
     this.seq = Math.max(scanned, marker);
-    const vi = (await this.currentTbl.listIndices()).find((i) => i.columns.includes('vector'));
+    const vi = (await current.listIndices()).find((i) => i.columns.includes('vector'));
     if (vi) {
       // The plan is recorded when the index is built; a store from before that gets an estimate.
-      const plan = vectorIndex ?? vectorIndexPlan(await this.currentTbl.countRows(EMBEDDED));
+      const plan = vectorIndex ?? vectorIndexPlan(await current.countRows(EMBEDDED));
       this.upkeep.vectorIndex = { ...plan, stale: vi.indexType !== VECTOR_INDEX_TYPE };
     }
     if (rebuild || marker < scanned) await this.repairCurrent(rebuild ? 0 : marker);
     if (this.legacyLog) {
       // Only once the view holds the vectors of every current row.
-      await moveVectorsOutOfLog(this.versionsTbl, this.log);
+      await moveVectorsOutOfLog(versions, this.log);
       this.legacyLog = false;
     }
     // A rebuilt view was written in many small commits: compact it before the first read.
-    if (rebuild && (await this.currentTbl.countRows()) > 0) await this.currentTbl.optimize({ cleanupOlderThan: new Date() });
-    await this.tail.rebuildStats(this.currentTbl!);
+    if (rebuild && (await current.countRows()) > 0) await current.optimize({ cleanupOlderThan: new Date() });
+    await this.tail.rebuildStats(current);
     await this.loadResident();
     // The log keeps no full-text index (lance-past.ts); older builds made one.
-    const logFts = (await this.versionsTbl.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
-    if (logFts) await this.versionsTbl.dropIndex(logFts.name);
-    const fts = (await this.currentTbl.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+    const logFts = (await versions.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
+    if (logFts) await versions.dropIndex(logFts.name);
+    const fts = (await current.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
     if (this.resident) {
       if (fts || this.upkeep.vectorIndex) await this.dropViewIndexes();
     } else if (!fts) await this.ensureFts();
     else {
-      this.ftsReady.add(this.currentTbl);
+      this.ftsReady.add(current);
       // Rows left unindexed by a stop before maintenance: fold them in now.
-      const st = await this.currentTbl.indexStats(fts.name);
-      if (st && st.numUnindexedRows > 0) await this.currentTbl.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+      const st = await current.indexStats(fts.name);
+      if (st && st.numUnindexedRows > 0) await current.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     }
   }
 
@@ -243,7 +201,7 @@ export class LanceStore implements MemoryStore {
     } else {
       this.log.info('current view outgrew the resident budget: searched through its indexes from now on', { rows: view.size, residentBudget: this.budget.maxRows });
       this.dropResident();
-      if (this.versionsTbl) await this.searchedThroughIndexes();
+      if (this.handles.versions) await this.searchedThroughIndexes();
     }
   }
 
@@ -256,12 +214,6 @@ export class LanceStore implements MemoryStore {
   /** Rows of the current view held in memory for searching (null: searched through LanceDB's indexes). */
   residentRows(): number | null {
     return this.resident?.size ?? null;
-  }
-
-  private async createTable(name: 'versions' | 'current'): Promise<lancedb.Table> {
-    const tbl = await this.db!.createEmptyTable(name, name === 'current' ? viewSchema(this.opts.dim) : logSchema(), { mode: 'overwrite' });
-    await ensureIndexes(tbl, name === 'current' ? 'view' : 'log');
-    return tbl;
   }
 
   /**
@@ -279,7 +231,7 @@ export class LanceStore implements MemoryStore {
 
   /** Rebuild the catalog and the last seq from the version log. */
   private async loadCatalog(): Promise<void> {
-    const t = await this.versionsTbl!.query().select([...CATALOG_COLUMNS, 'seq']).toArrow();
+    const t = await this.handles.versions!.query().select([...CATALOG_COLUMNS, 'seq']).toArrow();
     const seq = t.getChild('seq')!;
     this.seq = 0;
     for (let i = 0; i < t.numRows; i++) this.seq = Math.max(this.seq, Number(seq.get(i)));
@@ -292,7 +244,7 @@ export class LanceStore implements MemoryStore {
 
   /** Recompute the current view of every memory with versions after `afterSeq` (repairView, lance-repair.ts). */
   private async repairCurrent(afterSeq: number): Promise<void> {
-    await repairView(this.versionsTbl!, this.currentTbl!, afterSeq, { dim: this.opts.dim, legacyLog: this.legacyLog, log: this.log });
+    await repairView(this.handles.versions!, this.handles.current!, afterSeq, { dim: this.opts.dim, legacyLog: this.legacyLog, log: this.log });
     this.saveMarker();
   }
 
@@ -303,61 +255,11 @@ export class LanceStore implements MemoryStore {
     this.pruneTimer = null;
     this.dropResident();
     await this.scan.close();
-    for (const [close, timer] of this.retired) {
-      clearTimeout(timer);
-      close();
-    }
-    this.retired.clear();
-    this.versionsTbl?.close();
-    this.currentTbl?.close();
-    this.db?.close();
-    this.versionsTbl = this.currentTbl = null;
-    this.db = null;
-  }
-
-  /** A connection with its own bounded caches. */
-  private async connect(): Promise<lancedb.Connection> {
-    const lancedb = lance();
-    this.connectedAt = Date.now();
-    const session = new lancedb.Session(BigInt(this.opts.indexCacheBytes), BigInt(this.opts.metadataCacheBytes));
-    // The session goes in the options: connect()'s separate session argument is not used for local paths.
-    return lancedb.connect(this.opts.dir, { session });
-  }
-
-  /**
-   * Swap in a new connection and table handles (called holding the write lock, after maintenance
-   * rewrote files and indexes). LanceDB's bounded index cache admits entries by how often they
-   * were used, so after many index rebuilds it stays full of pages of replaced indexes and keeps
-   * refusing the live ones: at 100k memories after seeding, each query reloaded index pages and a
-   * hybrid search took 20-25 ms p50 against 6-8 ms on a fresh connection. Reads already running
-   * finish on the old handles, which are closed a little later.
-   */
-  private async reconnect(): Promise<void> {
-    const old = { db: this.db, versions: this.versionsTbl, current: this.currentTbl };
-    if (!old.db || !old.versions || !old.current) return;
-    const db = await this.connect();
-    const versions = await db.openTable('versions');
-    const current = await db.openTable('current');
-    if (this.ftsReady.has(old.current)) this.ftsReady.add(current);
-    this.db = db;
-    this.versionsTbl = versions;
-    this.currentTbl = current;
-    const close = (): void => {
-      old.versions!.close();
-      old.current!.close();
-      old.db!.close();
-    };
-    const timer = setTimeout(() => {
-      this.retired.delete(close);
-      close();
-    }, RETIRED_HANDLE_MS);
-    timer.unref();
-    this.retired.set(close, timer);
+    this.handles.close();
   }
 
   private tables(): { versions: lancedb.Table; current: lancedb.Table } {
-    if (!this.versionsTbl || !this.currentTbl) throw new EngineError('STORE_CLOSED', 'the store is closed');
-    return { versions: this.versionsTbl, current: this.currentTbl };
+    return this.handles.tables();
   }
 
   /** Run `fn` after every earlier write (one writer at a time). */
@@ -584,7 +486,7 @@ export class LanceStore implements MemoryStore {
       this.tail.drop(ids);
       if (removed > 0) {
         await this.eraseFromDisk();
-        await this.tail.rebuildStats(this.currentTbl!);
+        await this.tail.rebuildStats(this.handles.current!);
       }
       return removed;
     });
@@ -638,7 +540,7 @@ export class LanceStore implements MemoryStore {
     this.markMixed();
     // Learn soon whether every row has this model's vector, so searches can drop the model clause
     // (a scan of embed_model per query) without waiting for the first stats().
-    if (model && this.currentTbl) this.countUnembedded().catch(() => {});
+    if (model && this.handles.current) this.countUnembedded().catch(() => {});
   }
 
   private markMixed(): void {
@@ -691,16 +593,18 @@ export class LanceStore implements MemoryStore {
       optimized: async (table: 'current' | 'versions') => {
         if (table !== 'current') return;
         this.tail.clear();
-        await this.tail.rebuildStats(this.currentTbl!);
+        await this.tail.rebuildStats(this.handles.current!);
       },
-      reconnect: (always: boolean) => (always || Date.now() - this.connectedAt >= RECONNECT_EVERY_MS ? this.reconnect() : Promise.resolve()),
+      reconnect: (always: boolean) => (always || this.handles.reconnectDue() ? this.handles.reconnect((old, fresh) => {
+            if (this.ftsReady.has(old)) this.ftsReady.add(fresh);
+          }) : Promise.resolve()),
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,
       retainVersionsMs: this.opts.retainVersionsMs,
       viewInMemory: () => this.resident !== null,
     };
-    this.maintaining = (this.versionsTbl ? runUpkeep(this.upkeep, deps, opts.force ?? false) : Promise.resolve(emptyReport())).finally(() => {
+    this.maintaining = (this.handles.versions ? runUpkeep(this.upkeep, deps, opts.force ?? false) : Promise.resolve(emptyReport())).finally(() => {
       this.maintaining = null;
       this.schedulePrune();
     });
@@ -716,11 +620,11 @@ export class LanceStore implements MemoryStore {
     if (this.pruneTimer) clearTimeout(this.pruneTimer);
     this.pruneTimer = null;
     const due = [this.upkeep.currentPruneAt, this.upkeep.versionsPruneAt].filter((t): t is number => t !== undefined);
-    if (due.length === 0 || !this.versionsTbl) return;
+    if (due.length === 0 || !this.handles.versions) return;
     this.pruneTimer = setTimeout(
       () => {
         this.pruneTimer = null;
-        if (this.versionsTbl) this.maintain().catch((err: unknown) => this.log.warn('deleting old table versions failed', { err }));
+        if (this.handles.versions) this.maintain().catch((err: unknown) => this.log.warn('deleting old table versions failed', { err }));
       },
       Math.max(0, Math.min(...due) - Date.now()) + 50,
     );
