@@ -35,16 +35,18 @@ import { moveVectorsOutOfLog } from './lance-migrate.js';
 import { pastTextHits } from './lance-past.js';
 import { countMemories, IN_CHUNK, logRows, readRows, viewPage, viewRowsOf } from './lance-reads.js';
 import { repairView } from './lance-repair.js';
-import { fromRecord, groupBy, rowColumns, toLogRecord, toViewTable, type LanceRecord } from './lance-rows.js';
+import { groupBy, rowColumns, toLogRecord, toViewTable, type LanceRecord } from './lance-rows.js';
 import { loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
-import { EMBEDDED, runUpkeep, type UpkeepState } from './lance-upkeep.js';
+import { EMBEDDED, type UpkeepDeps, type UpkeepState } from './lance-upkeep.js';
+import { UpkeepSchedule } from './lance-upkeep-schedule.js';
 import { overlayFresh, viewVectors, withVectors } from './lance-vectors.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './resident-budget.js';
 import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
+import { HeldView } from './lance-resident.js';
 import { TextTail } from './lance-tail.js';
 import { LanceTables } from './lance-tables.js';
-import { ResidentView } from './resident-view.js';
+import type { ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
 
@@ -55,7 +57,6 @@ export class LanceStore implements MemoryStore {
   private readonly catalog = new Catalog();
   private seq = 0;
   private writeChain: Promise<unknown> = Promise.resolve();
-  private maintaining: Promise<MaintenanceReport> | null = null;
   private readonly upkeep: UpkeepState = { currentCommits: 0, versionCommits: 0, rowsSinceIndex: 0, vectorIndex: null, currentOptimizedAt: Date.now(), versionsOptimizedAt: Date.now() };
   private activeModel: string | null = null;
   /** The version log still holds vectors (an older build wrote it); open() migrates it. */
@@ -69,26 +70,27 @@ export class LanceStore implements MemoryStore {
   private readonly log: Logger;
   private readonly opts: ResolvedLanceOptions;
   private readonly ftsReady = new WeakSet<lancedb.Table>();
+  /** The current view in memory while it fits the budget (searches of the current view use it). */
+  private get resident(): ResidentView | null {
+    return this.held.view;
+  }
   /** Full text the current view's index does not cover (yet), and the view's BM25 statistics. */
   private readonly tail = new TextTail();
-  /** The pass that deletes what the last compaction replaced (schedulePrune). */
-  private pruneTimer: NodeJS.Timeout | null = null;
+  /** When upkeep runs (one pass at a time, and the passes that delete what compaction replaced). */
+  private readonly schedule: UpkeepSchedule;
   /** Searches running at once (see ConcurrencyGate); exposed for tests. */
   readonly searches: ConcurrencyGate;
-  /** The current view in memory while it fits the budget (searches of the current view use it). */
-  private resident: ResidentView | null = null;
-  /** Rows taken from the budget for `resident`. */
-  private residentReserved = 0;
-  private readonly budget: ResidentBudget;
-  private readonly scan: VectorScan;
+  /** The current view in memory while it fits the budget. */
+  private readonly held: HeldView;
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
     this.opts = resolveOptions(options);
     this.handles = new LanceTables({ ...this.opts, log: this.log });
+    this.schedule = new UpkeepSchedule(this.upkeep, { deps: () => this.upkeepDeps(), isOpen: () => this.handles.versions !== null, log: this.log });
     this.searches = new ConcurrencyGate(this.opts.maxConcurrentSearches);
-    this.budget = options.residentBudget ?? new ResidentBudget(DEFAULT_RESIDENT_ROWS);
-    this.scan = new VectorScan(options.dim, (reason) => this.log.warn('vector scans run in JavaScript', { reason }));
+    const scan = new VectorScan(options.dim, (reason) => this.log.warn('vector scans run in JavaScript', { reason }));
+    this.held = new HeldView(options.residentBudget ?? new ResidentBudget(DEFAULT_RESIDENT_ROWS), scan, options.dim, this.log);
   }
 
   async open(): Promise<void> {
@@ -155,7 +157,7 @@ export class LanceStore implements MemoryStore {
     this.upkeep.vectorIndex = null;
     this.saveMarker();
     this.upkeep.currentPruneAt = Date.now() + this.opts.retainVersionsMs;
-    this.schedulePrune();
+    this.schedule.schedulePrune();
   }
 
   /**
@@ -168,20 +170,7 @@ export class LanceStore implements MemoryStore {
 
   /** Hold the current view in memory when the budget covers it. */
   private async loadResident(): Promise<void> {
-    this.dropResident();
-    const { current } = this.tables();
-    const rows = await current.countRows();
-    if (!this.budget.reserve(rows)) {
-      this.log.info('current view searched through its indexes', { rows, residentBudget: this.budget.maxRows, budgetInUse: this.budget.usedRows });
-      return;
-    }
-    this.residentReserved = rows;
-    const view = new ResidentView(this.opts.dim, this.scan, rows);
-    // Batch by batch: the whole view read at once doubled the process's peak memory.
-    for await (const batch of current.query().select([...rowColumns('view'), 'vector'])) {
-      view.add((batch.toArray() as LanceRecord[]).map(fromRecord));
-    }
-    this.resident = view;
+    await this.held.load(this.tables().current);
     await this.fitResident();
   }
 
@@ -190,25 +179,7 @@ export class LanceStore implements MemoryStore {
    * (called holding the write lock, or from open()).
    */
   private async fitResident(): Promise<void> {
-    const view = this.resident;
-    if (!view) return;
-    const grow = view.size - this.residentReserved;
-    if (grow <= 0) {
-      this.budget.release(-grow);
-      this.residentReserved = view.size;
-    } else if (this.budget.reserve(grow)) {
-      this.residentReserved = view.size;
-    } else {
-      this.log.info('current view outgrew the resident budget: searched through its indexes from now on', { rows: view.size, residentBudget: this.budget.maxRows });
-      this.dropResident();
-      if (this.handles.versions) await this.searchedThroughIndexes();
-    }
-  }
-
-  private dropResident(): void {
-    this.resident = null;
-    this.budget.release(this.residentReserved);
-    this.residentReserved = 0;
+    if (this.held.fit() === 'outgrown' && this.handles.versions) await this.searchedThroughIndexes();
   }
 
   /** Rows of the current view held in memory for searching (null: searched through LanceDB's indexes). */
@@ -250,11 +221,8 @@ export class LanceStore implements MemoryStore {
 
   async close(): Promise<void> {
     await this.writeChain.catch(() => {});
-    await this.maintaining?.catch(() => {});
-    if (this.pruneTimer) clearTimeout(this.pruneTimer);
-    this.pruneTimer = null;
-    this.dropResident();
-    await this.scan.close();
+    await this.schedule.stop();
+    await this.held.close();
     this.handles.close();
   }
 
@@ -573,7 +541,7 @@ export class LanceStore implements MemoryStore {
 
   /** Resolves once no maintenance is running (it does not start any). */
   async maintenanceIdle(): Promise<void> {
-    while (this.maintaining) await this.maintaining.catch(() => {});
+    await this.schedule.idle();
   }
 
   /**
@@ -581,11 +549,12 @@ export class LanceStore implements MemoryStore {
    * runs its own forced pass (the running one may have skipped work that was not yet due).
    */
   maintain(opts: { force?: boolean } = {}): Promise<MaintenanceReport> {
-    if (this.maintaining) {
-      const running = this.maintaining;
-      return opts.force ? running.catch(() => undefined).then(() => this.maintain(opts)) : running;
-    }
-    const deps = {
+    return this.schedule.maintain(opts);
+  }
+
+  /** What an upkeep pass works with (see UpkeepDeps). */
+  private upkeepDeps(): UpkeepDeps {
+    return {
       tables: () => this.tables(),
       exclusive: <T>(fn: () => Promise<T>) => this.exclusive(fn),
       saveMarker: () => this.saveMarker(),
@@ -595,40 +564,18 @@ export class LanceStore implements MemoryStore {
         this.tail.clear();
         await this.tail.rebuildStats(this.handles.current!);
       },
-      reconnect: (always: boolean) => (always || this.handles.reconnectDue() ? this.handles.reconnect((old, fresh) => {
-            if (this.ftsReady.has(old)) this.ftsReady.add(fresh);
-          }) : Promise.resolve()),
+      reconnect: (always: boolean) =>
+        always || this.handles.reconnectDue()
+          ? this.handles.reconnect((old, fresh) => {
+              if (this.ftsReady.has(old)) this.ftsReady.add(fresh);
+            })
+          : Promise.resolve(),
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,
       retainVersionsMs: this.opts.retainVersionsMs,
       viewInMemory: () => this.resident !== null,
     };
-    this.maintaining = (this.handles.versions ? runUpkeep(this.upkeep, deps, opts.force ?? false) : Promise.resolve(emptyReport())).finally(() => {
-      this.maintaining = null;
-      this.schedulePrune();
-    });
-    return this.maintaining;
-  }
-
-  /**
-   * A pass of its own when what a compaction replaced is due for deletion (see UpkeepState's
-   * prune times): a store that stopped writing gets its disk back then, not one or two of the
-   * engine's routine passes later. Nothing is scheduled while nothing is due.
-   */
-  private schedulePrune(): void {
-    if (this.pruneTimer) clearTimeout(this.pruneTimer);
-    this.pruneTimer = null;
-    const due = [this.upkeep.currentPruneAt, this.upkeep.versionsPruneAt].filter((t): t is number => t !== undefined);
-    if (due.length === 0 || !this.handles.versions) return;
-    this.pruneTimer = setTimeout(
-      () => {
-        this.pruneTimer = null;
-        if (this.handles.versions) this.maintain().catch((err: unknown) => this.log.warn('deleting old table versions failed', { err }));
-      },
-      Math.max(0, Math.min(...due) - Date.now()) + 50,
-    );
-    this.pruneTimer.unref?.();
   }
 
   // ---------------------------------------------------------------- replication (sync)
@@ -660,8 +607,4 @@ export class LanceStore implements MemoryStore {
       });
     });
   }
-}
-
-function emptyReport(): MaintenanceReport {
-  return { compacted: false, vectorIndexBuilt: false, ftsRefreshed: false, ms: 0 };
 }
