@@ -22,17 +22,17 @@
  */
 import fs from 'node:fs';
 import type * as lancedb from '@lancedb/lancedb';
-import { currentRows, type PlannedRow } from '../bitemporal.js';
+import type { PlannedRow } from '../bitemporal.js';
 import { ConcurrencyGate } from '../concurrency-gate.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { Catalog, CATALOG_COLUMNS, catalogColumns } from './lance-catalog.js';
-import { filterClauses, sqlNumber, sqlString, validAtClause, validityClause, whereOf } from './lance-filter.js';
+import { filterClauses, sqlNumber, sqlString, validityClause, whereOf } from './lance-filter.js';
 import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
 import { FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
 import { readMarker, writeMarker } from './lance-marker.js';
 import { moveVectorsOutOfLog } from './lance-migrate.js';
-import { pastTextHits } from './lance-past.js';
+import { searchPast } from './lance-search-past.js';
 import { countMemories, IN_CHUNK, logRows, readRows, viewPage, viewRowsOf } from './lance-reads.js';
 import { repairView } from './lance-repair.js';
 import { groupBy, rowColumns, toLogRecord, toViewTable, type LanceRecord } from './lance-rows.js';
@@ -40,9 +40,10 @@ import { loadLanceRuntime } from './lance-runtime.js';
 import { mergeTextHits, searchChannels } from './lance-search.js';
 import { EMBEDDED, type UpkeepDeps, type UpkeepState } from './lance-upkeep.js';
 import { UpkeepSchedule } from './lance-upkeep-schedule.js';
-import { overlayFresh, viewVectors, withVectors } from './lance-vectors.js';
+import { viewVectors, withVectors } from './lance-vectors.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './resident-budget.js';
 import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
+import { followAppend, followRewrite, type CurrentChange } from './lance-follow.js';
 import { HeldView } from './lance-resident.js';
 import { TextTail } from './lance-tail.js';
 import { LanceTables } from './lance-tables.js';
@@ -244,32 +245,7 @@ export class LanceStore implements MemoryStore {
       const stored = await this.storeVersions(rows, (records) => versions.add(records));
       // Work out each touched memory's new current rows.
       const byMemory = groupBy(stored);
-      return this.followVersions(stored, byMemory.map((b) => b[0]!.memory_id), async () => {
-        const replace: string[] = [];
-        const fresh: VersionRow[] = [];
-        const reread: string[] = [];
-        for (const batch of byMemory) {
-          const id = batch[0]!.memory_id;
-          const known = this.catalog.get(id);
-          const minVersion = Math.min(...batch.map((r) => r.version));
-          if (known && minVersion <= known.maxVersion) {
-            reread.push(id);
-            continue;
-          }
-          if (known && !known.deleted) replace.push(id);
-          fresh.push(...currentRows(batch));
-          this.catalog.update(id, batch);
-        }
-        if (reread.length > 0) {
-          const all = overlayFresh(await this.versionsOf(reread), stored);
-          for (const vs of groupBy(all)) {
-            this.catalog.update(vs[0]!.memory_id, vs);
-            fresh.push(...currentRows(vs));
-          }
-          replace.push(...reread);
-        }
-        return { replace, fresh };
-      });
+      return this.followVersions(stored, byMemory.map((b) => b[0]!.memory_id), () => followAppend(byMemory, stored, this.catalog, (ids) => this.versionsOf(ids)));
     });
   }
 
@@ -289,7 +265,7 @@ export class LanceStore implements MemoryStore {
    * Bring the current view in step with versions just stored: `plan` says which memories' current
    * rows go and which rows come (count() treats `memoryIds` as in flight meanwhile).
    */
-  private async followVersions(stored: VersionRow[], memoryIds: string[], plan: () => Promise<{ replace: readonly string[]; fresh: readonly VersionRow[] }>): Promise<VersionRow[]> {
+  private async followVersions(stored: VersionRow[], memoryIds: string[], plan: () => Promise<CurrentChange>): Promise<VersionRow[]> {
     this.inflight = memoryIds;
     try {
       const { replace, fresh } = await plan();
@@ -383,7 +359,7 @@ export class LanceStore implements MemoryStore {
     if (this.resident && req.knownAt === undefined) {
       return await this.resident.search(req);
     }
-    return await this.searches.run(() => (req.knownAt === undefined ? this.searchView(req) : this.searchPast(req, req.knownAt)));
+    return await this.searches.run(() => (req.knownAt === undefined ? this.searchView(req) : searchPast(this.tables().versions, req, req.knownAt, (r) => this.searchView(r))));
   }
 
   /** A search of the current view: in memory while it is held there, else through LanceDB's indexes. */
@@ -403,32 +379,6 @@ export class LanceStore implements MemoryStore {
       textIndexed: this.ftsReady.has(current),
     });
     return mergeTextHits(hits, this.tail.search(req));
-  }
-
-  /**
-   * A search of what was believed at `knownAt`: full text over every version recorded by then (the
-   * log), vectors over the current rows recorded by then. Superseded versions keep no vector (the
-   * log holds none), so the vector channel cannot find them; their text can. The engine keeps only
-   * the versions believed at `knownAt` of what comes back.
-   */
-  private async searchPast(req: StoreSearch, knownAt: number): Promise<StoreHit[]> {
-    const { versions } = this.tables();
-    const limit = req.limit * 4;
-    let textHits: StoreHit[] = [];
-    if (req.text) {
-      const parts = [...filterClauses(req.filter), validAtClause(req.validAt), `recorded_at <= ${sqlNumber(knownAt)}`, 'deleted = false'];
-      textHits = await pastTextHits(versions, { text: req.text, where: whereOf(parts)!, limit });
-    }
-    const vectorHits = req.vector
-      ? await this.searchView({ ...req, text: null, knownAt: undefined, limit, filter: { updated_at: { lte: knownAt }, any_of: [req.filter] } })
-      : [];
-    const byId = new Map(vectorHits.map((h) => [h.row.version_id, h]));
-    for (const t of textHits) {
-      const hit = byId.get(t.row.version_id);
-      if (hit) hit.textScore = t.textScore;
-      else byId.set(t.row.version_id, t);
-    }
-    return [...byId.values()];
   }
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
@@ -596,15 +546,7 @@ export class LanceStore implements MemoryStore {
           .execute(records as unknown as Record<string, unknown>[]),
       );
       const ids = [...new Set(stored.map((r) => r.memory_id))];
-      return this.followVersions(stored, ids, async () => {
-        const fresh: VersionRow[] = [];
-        // The view's vectors are those of the rows being replaced: a rewritten row keeps the one it came with.
-        for (const vs of groupBy(overlayFresh(await this.versionsOf(ids), stored))) {
-          this.catalog.update(vs[0]!.memory_id, vs);
-          fresh.push(...currentRows(vs));
-        }
-        return { replace: ids, fresh };
-      });
+      return this.followVersions(stored, ids, () => followRewrite(ids, stored, this.catalog, (memoryIds) => this.versionsOf(memoryIds)));
     });
   }
 }
