@@ -13,9 +13,9 @@
  * `search_terms` exists from its first row and an IVF_RQ vector index is built in the background
  * once it is large. A memory is findable as soon as its append returns: rows outside the vector
  * index are searched flat, and current rows outside the full-text index (the "tail") are scored
- * here by exact BM25 against the view's term statistics. `maintain()` compacts fragments and folds
- * new rows into the indexes so that many single appends do not degrade search. Searches of the
- * past score the log's text here (lance-past.ts).
+ * by exact BM25 against the view's term statistics (lance-tail.ts). `maintain()` compacts
+ * fragments and folds new rows into the indexes so that many single appends do not degrade
+ * search. Searches of the past score the log's text here (lance-past.ts).
  *
  * An in-memory catalog (lance-catalog.ts) answers the write path's "which version is next" and
  * lets reads of the current view skip clauses that cannot exclude anything.
@@ -27,27 +27,25 @@ import { ConcurrencyGate } from '../concurrency-gate.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
 import { Catalog, CATALOG_COLUMNS, catalogColumns } from './lance-catalog.js';
-import { filterClauses, sqlNumber, sqlString, validityClause, whereOf } from './lance-filter.js';
 import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
-import { FTS_COLUMN, ftsIndex, probing, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
+import { filterClauses, sqlNumber, sqlString, validityClause, whereOf } from './lance-filter.js';
+import { followAppend, followRewrite, type CurrentChange } from './lance-follow.js';
+import { FTS_COLUMN, VECTOR_INDEX_TYPE, vectorIndexPlan } from './lance-indexes.js';
 import { readMarker, writeMarker } from './lance-marker.js';
 import { moveVectorsOutOfLog } from './lance-migrate.js';
-import { searchPast } from './lance-search-past.js';
+import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
 import { countMemories, IN_CHUNK, logRows, readRows, viewPage, viewRowsOf } from './lance-reads.js';
 import { repairView } from './lance-repair.js';
-import { groupBy, rowColumns, toLogRecord, toViewTable, type LanceRecord } from './lance-rows.js';
+import { HeldView } from './lance-resident.js';
+import { groupBy, toLogRecord, type LanceRecord } from './lance-rows.js';
 import { loadLanceRuntime } from './lance-runtime.js';
-import { mergeTextHits, searchChannels } from './lance-search.js';
+import { searchPast } from './lance-search-past.js';
+import { LanceTables } from './lance-tables.js';
 import { EMBEDDED, type UpkeepDeps, type UpkeepState } from './lance-upkeep.js';
 import { UpkeepSchedule } from './lance-upkeep-schedule.js';
 import { viewVectors, withVectors } from './lance-vectors.js';
+import { CurrentView } from './lance-view.js';
 import { DEFAULT_RESIDENT_ROWS, ResidentBudget } from './resident-budget.js';
-import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
-import { followAppend, followRewrite, type CurrentChange } from './lance-follow.js';
-import { HeldView } from './lance-resident.js';
-import { TextTail } from './lance-tail.js';
-import { LanceTables } from './lance-tables.js';
-import type { ResidentView } from './resident-view.js';
 import type { MaintenanceReport, MemoryStore, StoreHit, StoreSearch, StoreStats, VectorUpdate } from './types.js';
 import { VectorScan } from './vector-scan.js';
 
@@ -59,30 +57,18 @@ export class LanceStore implements MemoryStore {
   private seq = 0;
   private writeChain: Promise<unknown> = Promise.resolve();
   private readonly upkeep: UpkeepState = { currentCommits: 0, versionCommits: 0, rowsSinceIndex: 0, vectorIndex: null, currentOptimizedAt: Date.now(), versionsOptimizedAt: Date.now() };
-  private activeModel: string | null = null;
   /** The version log still holds vectors (an older build wrote it); open() migrates it. */
   private legacyLog = false;
   /** Memories whose current rows an append in progress is replacing (count() corrects for them too). */
   private inflight: string[] = [];
-  /** Whether any current row may lack a vector of the active model (skip the model filter when not). */
-  private mixedVectors = true;
-  /** Bumped whenever rows that may lack such a vector arrive, so a count started before cannot clear the flag. */
-  private mixedGen = 0;
   private readonly log: Logger;
   private readonly opts: ResolvedLanceOptions;
-  private readonly ftsReady = new WeakSet<lancedb.Table>();
-  /** The current view in memory while it fits the budget (searches of the current view use it). */
-  private get resident(): ResidentView | null {
-    return this.held.view;
-  }
-  /** Full text the current view's index does not cover (yet), and the view's BM25 statistics. */
-  private readonly tail = new TextTail();
+  /** The current view as searches see it (in memory or through its indexes), and its writes. */
+  private readonly view: CurrentView;
   /** When upkeep runs (one pass at a time, and the passes that delete what compaction replaced). */
   private readonly schedule: UpkeepSchedule;
   /** Searches running at once (see ConcurrencyGate); exposed for tests. */
   readonly searches: ConcurrencyGate;
-  /** The current view in memory while it fits the budget. */
-  private readonly held: HeldView;
 
   constructor(options: LanceStoreOptions) {
     this.log = (options.logger ?? silentLogger).child('lance');
@@ -91,7 +77,9 @@ export class LanceStore implements MemoryStore {
     this.schedule = new UpkeepSchedule(this.upkeep, { deps: () => this.upkeepDeps(), isOpen: () => this.handles.versions !== null, log: this.log });
     this.searches = new ConcurrencyGate(this.opts.maxConcurrentSearches);
     const scan = new VectorScan(options.dim, (reason) => this.log.warn('vector scans run in JavaScript', { reason }));
-    this.held = new HeldView(options.residentBudget ?? new ResidentBudget(DEFAULT_RESIDENT_ROWS), scan, options.dim, this.log);
+    const held = new HeldView(options.residentBudget ?? new ResidentBudget(DEFAULT_RESIDENT_ROWS), scan, options.dim, this.log);
+    const host = { tables: () => this.tables(), isOpen: () => this.handles.versions !== null, upkeep: this.upkeep, saveMarker: () => this.saveMarker(), schedulePrune: () => this.schedule.schedulePrune(), opts: this.opts, log: this.log };
+    this.view = new CurrentView(host, held);
   }
 
   async open(): Promise<void> {
@@ -120,85 +108,17 @@ export class LanceStore implements MemoryStore {
     }
     // A rebuilt view was written in many small commits: compact it before the first read.
     if (rebuild && (await current.countRows()) > 0) await current.optimize({ cleanupOlderThan: new Date() });
-    await this.tail.rebuildStats(current);
-    await this.loadResident();
+    await this.view.tail.rebuildStats(current);
+    await this.view.load();
     // The log keeps no full-text index (lance-past.ts); older builds made one.
     const logFts = (await versions.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
     if (logFts) await versions.dropIndex(logFts.name);
-    const fts = (await current.listIndices()).find((i) => i.columns.includes(FTS_COLUMN));
-    if (this.resident) {
-      if (fts || this.upkeep.vectorIndex) await this.dropViewIndexes();
-    } else if (!fts) await this.ensureFts();
-    else {
-      this.ftsReady.add(current);
-      // Rows left unindexed by a stop before maintenance: fold them in now.
-      const st = await current.indexStats(fts.name);
-      if (st && st.numUnindexedRows > 0) await current.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-    }
-  }
-
-  /**
-   * Drop the current view's search indexes (full text, vector) while the view is searched in
-   * memory: no search reads them, and every optimize rewrites them (at 10k memories of the bench
-   * corpus they were 166 bytes a row, with a replaced copy on disk after each pass). The view
-   * gets them back when it stops being held in memory (`searchedThroughIndexes`). Their files go
-   * with the next pass that deletes old table versions.
-   */
-  private async dropViewIndexes(): Promise<void> {
-    const { current } = this.tables();
-    const dropped: string[] = [];
-    for (const idx of await current.listIndices()) {
-      if (!idx.columns.includes('vector') && !idx.columns.includes(FTS_COLUMN)) continue;
-      await current.dropIndex(idx.name);
-      dropped.push(idx.name);
-    }
-    this.log.info('dropped the current view’s search indexes: it is searched in memory', { rows: this.resident?.size, dropped });
-    this.ftsReady.delete(current);
-    this.tail.clear();
-    this.upkeep.vectorIndex = null;
-    this.saveMarker();
-    this.upkeep.currentPruneAt = Date.now() + this.opts.retainVersionsMs;
-    this.schedule.schedulePrune();
-  }
-
-  /**
-   * The view is no longer held in memory: searches go through LanceDB from now on, so the
-   * full-text index covers every row at once (upkeep trains the vector index).
-   */
-  private async searchedThroughIndexes(): Promise<void> {
-    await this.ensureFts();
-  }
-
-  /** Hold the current view in memory when the budget covers it. */
-  private async loadResident(): Promise<void> {
-    await this.held.load(this.tables().current);
-    await this.fitResident();
-  }
-
-  /**
-   * Keep the budget in step with the view's size; let go of the view when it outgrew the budget
-   * (called holding the write lock, or from open()).
-   */
-  private async fitResident(): Promise<void> {
-    if (this.held.fit() === 'outgrown' && this.handles.versions) await this.searchedThroughIndexes();
+    await this.view.indexesAtOpen(current, (await current.listIndices()).find((i) => i.columns.includes(FTS_COLUMN)));
   }
 
   /** Rows of the current view held in memory for searching (null: searched through LanceDB's indexes). */
   residentRows(): number | null {
-    return this.resident?.size ?? null;
-  }
-
-  /**
-   * Build the current view's full-text index over `search_terms` once it holds a row: LanceDB
-   * scores rows poorly when every row is outside an index that was built on an empty table.
-   */
-  private async ensureFts(replace = false): Promise<void> {
-    const { current } = this.tables();
-    if (this.ftsReady.has(current) && !replace) return;
-    if ((await current.countRows()) === 0) return;
-    await current.createIndex(FTS_COLUMN, { config: ftsIndex(), replace: true });
-    this.ftsReady.add(current);
-    this.tail.clear();
+    return this.view.resident?.size ?? null;
   }
 
   /** Rebuild the catalog and the last seq from the version log. */
@@ -223,7 +143,7 @@ export class LanceStore implements MemoryStore {
   async close(): Promise<void> {
     await this.writeChain.catch(() => {});
     await this.schedule.stop();
-    await this.held.close();
+    await this.view.close();
     this.handles.close();
   }
 
@@ -281,22 +201,7 @@ export class LanceStore implements MemoryStore {
 
   /** Delete the current rows of `replace` and add `fresh` (the write lock is held). */
   private async replaceCurrent(replace: readonly string[], fresh: readonly VersionRow[]): Promise<void> {
-    const { current } = this.tables();
-    for (let i = 0; i < replace.length; i += IN_CHUNK) {
-      const chunk = replace.slice(i, i + IN_CHUNK);
-      await current.delete(`memory_id IN (${chunk.map(sqlString).join(', ')})`);
-      this.resident?.removeMemories(chunk);
-      this.upkeep.currentCommits++;
-    }
-    this.tail.drop(replace);
-    if (fresh.length === 0) return await this.fitResident();
-    await current.add(toViewTable(fresh, this.opts.dim));
-    this.resident?.add(fresh);
-    await this.fitResident();
-    this.upkeep.currentCommits++;
-    this.tail.add(fresh, true, !this.resident);
-    if (!this.resident) await this.ensureFts();
-    if (fresh.some((r) => !r.vector || r.embed_model !== this.activeModel)) this.markMixed();
+    await this.view.replace(replace, fresh);
   }
 
   async maxVersions(memoryIds: readonly string[]): Promise<Map<string, number>> {
@@ -351,34 +256,20 @@ export class LanceStore implements MemoryStore {
   }
 
   async completeTerm(prefix: string, limit: number): Promise<string[]> {
-    return this.tail.complete(prefix, limit);
+    return this.view.tail.complete(prefix, limit);
   }
 
   async search(req: StoreSearch): Promise<StoreHit[]> {
     this.tables();
-    if (this.resident && req.knownAt === undefined) {
-      return await this.resident.search(req);
+    if (this.view.resident && req.knownAt === undefined) {
+      return await this.view.resident.search(req);
     }
     return await this.searches.run(() => (req.knownAt === undefined ? this.searchView(req) : searchPast(this.tables().versions, req, req.knownAt, (r) => this.searchView(r))));
   }
 
   /** A search of the current view: in memory while it is held there, else through LanceDB's indexes. */
   private async searchView(req: StoreSearch): Promise<StoreHit[]> {
-    if (this.resident) return await this.resident.search(req);
-    const { current } = this.tables();
-    const parts = this.currentClauses(req.filter, req.validAt);
-    const hits = await searchChannels(current, {
-      columns: rowColumns('view'),
-      text: req.text,
-      vector: req.vector && req.model && req.vector.length === this.opts.dim ? req.vector : null,
-      where: whereOf(parts),
-      vectorWhere: this.mixedVectors ? `embed_model = ${sqlString(req.model ?? '')}` : undefined,
-      limit: req.limit,
-      exact: req.exact === true,
-      ann: this.upkeep.vectorIndex ? probing(this.upkeep.vectorIndex, parts.length > 0, this.opts) : null,
-      textIndexed: this.ftsReady.has(current),
-    });
-    return mergeTextHits(hits, this.tail.search(req));
+    return this.view.search(req, () => this.currentClauses(req.filter, req.validAt));
   }
 
   async changes(afterSeq: number, limit: number): Promise<VersionRow[]> {
@@ -397,31 +288,17 @@ export class LanceStore implements MemoryStore {
         removed += await versions.countRows(inList);
         await versions.delete(inList);
         await current.delete(inList);
-        this.resident?.removeMemories(ids.slice(i, i + IN_CHUNK));
+        this.view.resident?.removeMemories(ids.slice(i, i + IN_CHUNK));
       }
-      await this.fitResident();
+      await this.view.fit();
       for (const id of ids) this.catalog.delete(id);
-      this.tail.drop(ids);
+      this.view.tail.drop(ids);
       if (removed > 0) {
-        await this.eraseFromDisk();
-        await this.tail.rebuildStats(this.handles.current!);
+        await this.view.eraseFromDisk();
+        await this.view.tail.rebuildStats(this.handles.current!);
       }
       return removed;
     });
-  }
-
-  /** Rewrite data files and rebuild the text index so purged text leaves no trace on disk. */
-  private async eraseFromDisk(): Promise<void> {
-    const { versions, current } = this.tables();
-    for (const tbl of [versions, current]) {
-      await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
-      // Only the view has a full-text index, and only while it is searched through LanceDB.
-      if (tbl === versions || this.resident) continue;
-      this.ftsReady.delete(tbl);
-      await this.ensureFts(true);
-      await tbl.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
-    }
-    this.upkeep.currentCommits = this.upkeep.versionCommits = 0;
   }
 
   async unembedded(model: string, limit: number): Promise<VersionRow[]> {
@@ -430,56 +307,20 @@ export class LanceStore implements MemoryStore {
   }
 
   setVectors(updates: readonly VectorUpdate[]): Promise<void> {
-    return this.exclusive(async () => {
-      const { current } = this.tables();
-      const usable = updates.filter((u) => u.vector.length === this.opts.dim);
-      if (usable.length === 0) return;
-      const rows = await readRows('view', current, `version_id IN (${usable.map((u) => sqlString(u.version_id)).join(', ')})`);
-      const byId = new Map(usable.map((u) => [u.version_id, u]));
-      const updated = rows.map((r) => {
-        const u = byId.get(r.version_id)!;
-        return { ...r, vector: u.vector, embed_model: u.model };
-      });
-      if (updated.length === 0) return;
-      await current.mergeInsert('version_id').whenMatchedUpdateAll().execute(toViewTable(updated, this.opts.dim));
-      for (const r of rows) {
-        const u = byId.get(r.version_id)!;
-        this.resident?.setVector(u.version_id, u.vector, u.model);
-      }
-      // Rewritten rows are new rows to LanceDB: outside the full-text index until it catches up.
-      this.tail.add(rows, false, !this.resident);
-      this.upkeep.currentCommits++;
-      this.upkeep.rowsSinceIndex += updated.length;
-    });
+    return this.exclusive(() => this.view.setVectors(updates));
   }
 
   setActiveModel(model: string | null): void {
-    this.activeModel = model;
-    this.markMixed();
+    this.view.setActiveModel(model);
     // Learn soon whether every row has this model's vector, so searches can drop the model clause
     // (a scan of embed_model per query) without waiting for the first stats().
-    if (model && this.handles.current) this.countUnembedded().catch(() => {});
-  }
-
-  private markMixed(): void {
-    this.mixedVectors = true;
-    this.mixedGen++;
-  }
-
-  /** Current rows without a vector of the active model; clears the mixed flag when none, unless rows arrived meanwhile. */
-  private async countUnembedded(): Promise<number> {
-    const model = this.activeModel;
-    if (!model) return 0;
-    const gen = this.mixedGen;
-    const n = await this.tables().current.countRows(`embed_model IS NULL OR embed_model <> ${sqlString(model)}`);
-    if (gen === this.mixedGen && model === this.activeModel) this.mixedVectors = n > 0;
-    return n;
+    if (model && this.handles.current) this.view.countUnembedded().catch(() => {});
   }
 
   async stats(): Promise<StoreStats> {
     const { versions, current } = this.tables();
     const [v, c] = await Promise.all([versions.countRows(), current.countRows()]);
-    const unembedded = await this.countUnembedded();
+    const unembedded = await this.view.countUnembedded();
     return { versions: v, current: c, unembedded, lastSeq: this.seq, vectorIndex: this.upkeep.vectorIndex !== null, unindexed: this.upkeep.rowsSinceIndex };
   }
 
@@ -508,23 +349,21 @@ export class LanceStore implements MemoryStore {
       tables: () => this.tables(),
       exclusive: <T>(fn: () => Promise<T>) => this.exclusive(fn),
       saveMarker: () => this.saveMarker(),
-      textBacklogDue: () => this.tail.due,
+      textBacklogDue: () => this.view.tail.due,
       optimized: async (table: 'current' | 'versions') => {
         if (table !== 'current') return;
-        this.tail.clear();
-        await this.tail.rebuildStats(this.handles.current!);
+        this.view.tail.clear();
+        await this.view.tail.rebuildStats(this.handles.current!);
       },
       reconnect: (always: boolean) =>
         always || this.handles.reconnectDue()
-          ? this.handles.reconnect((old, fresh) => {
-              if (this.ftsReady.has(old)) this.ftsReady.add(fresh);
-            })
+          ? this.handles.reconnect((old, fresh) => this.view.carry(old, fresh))
           : Promise.resolve(),
       log: this.log,
       compactEveryCommits: this.opts.compactEveryCommits,
       vectorIndexMinRows: this.opts.vectorIndexMinRows,
       retainVersionsMs: this.opts.retainVersionsMs,
-      viewInMemory: () => this.resident !== null,
+      viewInMemory: () => this.view.resident !== null,
     };
   }
 

@@ -8,6 +8,7 @@ import { EngineError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { ensureIndexes } from './lance-indexes.js';
 import { readMarker, writeMarker } from './lance-marker.js';
+import type { ResolvedLanceOptions } from './lance-options.js';
 import { isCurrentViewFormat, isLegacyLog, logSchema, vectorDim, viewSchema } from './lance-rows.js';
 import { lance } from './lance-runtime.js';
 
@@ -23,15 +24,8 @@ const RETIRED_HANDLE_MS = 10_000;
  */
 const RECONNECT_EVERY_MS = 10_000;
 
-export interface LanceTablesOptions {
-  /** Directory of the LanceDB database (and of its marker). */
-  dir: string;
-  /** Vector dimension of the current view. */
-  dim: number;
-  indexCacheBytes: number;
-  metadataCacheBytes: number;
-  log: Logger;
-}
+/** The database's directory (and its marker's), the current view's dimension, the cache bounds. */
+export type LanceTablesOptions = Pick<ResolvedLanceOptions, 'dir' | 'dim' | 'indexCacheBytes' | 'metadataCacheBytes'> & { log: Logger };
 
 export class LanceTables {
   db: lancedb.Connection | null = null;
