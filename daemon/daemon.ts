@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import { EngineError, joinContext, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
+import { fileSize } from './file-size.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
+import { FlushQueue } from './flush-queue.js';
 import { Journal, JournalWriteError, type JournalEntry } from './journal.js';
 import { Health, storageFix } from './health.js';
 import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
@@ -37,10 +39,6 @@ export interface CaptureResult {
   duplicate?: boolean;
 }
 
-const IDLE_CHECK_MS = 2000;
-/** A failed flush is retried after this long, doubling up to FLUSH_RETRY_MAX_MS. */
-const FLUSH_RETRY_BASE_MS = 1000;
-const FLUSH_RETRY_MAX_MS = 60_000;
 /** After a failed store open, requests fail fast for this long before the next attempt. */
 const OPEN_RETRY_MS = 2000;
 /** At most one re-check of an open store (storeFailed) per this long. */
@@ -61,9 +59,6 @@ export class Daemon {
   /** What is wrong right now (storage, journal, socket), with the fix: status shows it. */
   readonly health = new Health();
   private readonly store: LanceStore;
-  private readonly flushRetries = new Map<string, { timer: NodeJS.Timeout | null; attempt: number }>();
-  /** Flushes waiting after a Stop (STOP_SETTLE_MS), by session. */
-  private readonly stopSettle = new Map<string, NodeJS.Timeout>();
   private openFailure: { at: number; err: unknown } | null = null;
   private started = false;
   /** Capture id → the seq it was journaled with. */
@@ -77,9 +72,7 @@ export class Daemon {
   private engineOpen: Promise<void> | null = null;
   private reverifying: Promise<void> | null = null;
   private lastReverify = 0;
-  private readonly flushQueue = new Map<string, { promise: Promise<FlushResult | null>; again: boolean }>();
-  private flushChain: Promise<unknown> = Promise.resolve();
-  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly flushes: FlushQueue;
   private stopping = false;
   lastError: { at: string; message: string } | null = null;
   lastFlush: { at: string; session_id: string; memories: number } | null = null;
@@ -111,6 +104,9 @@ export class Daemon {
       this.scrubJournal();
     });
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
+    const { health, sessions, pause } = this;
+    const stopping = (): boolean => this.stopping;
+    this.flushes = new FlushQueue(deps, { health, sessions, pause, stopping, flushNow: (id) => this.flushNow(id) });
   }
 
   get userId(): string {
@@ -280,8 +276,7 @@ export class Daemon {
     });
     for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id).catch(() => {});
     void this.warm();
-    this.idleTimer = setInterval(() => this.checkIdle(), IDLE_CHECK_MS);
-    this.idleTimer.unref();
+    this.flushes.startIdleCheck();
   }
 
   /** Whether the engine has finished opening (recall then runs under its normal deadline). */
@@ -379,19 +374,7 @@ export class Daemon {
     this.noteRecent(entry.s, event, p);
     if (FLUSH_EVENTS.has(event)) {
       if (event === 'SessionEnd') s.ended = true;
-      const pending = this.stopSettle.get(sessionId);
-      if (pending) clearTimeout(pending);
-      this.stopSettle.delete(sessionId);
-      if (event === 'Stop') {
-        // The turn is over, but the agent may still be busy (`claude -p` exits right after Stop):
-        // the flush (extraction, embedding on both cores) waits a moment, or for SessionEnd.
-        const timer = setTimeout(() => {
-          this.stopSettle.delete(sessionId);
-          if (!this.stopping) void this.scheduleFlush(sessionId).catch(() => {});
-        }, STOP_SETTLE_MS);
-        timer.unref();
-        this.stopSettle.set(sessionId, timer);
-      } else void this.scheduleFlush(sessionId).catch(() => {});
+      this.flushes.flushAfter(sessionId, event);
     }
     return { captured: true, j: entry.j };
   }
@@ -427,28 +410,7 @@ export class Daemon {
 
   /** Flush a session (coalescing requests while one runs). Flushes run one at a time. */
   scheduleFlush(sessionId: string): Promise<FlushResult | null> {
-    const queued = this.flushQueue.get(sessionId);
-    if (queued) {
-      queued.again = true;
-      return queued.promise;
-    }
-    const entry = { promise: Promise.resolve<FlushResult | null>(null), again: false };
-    // A failed flush neither stops the chain (later flushes still run) nor leaves the session queued.
-    entry.promise = this.flushChain.then(async () => {
-      try {
-        let result: FlushResult | null = null;
-        do {
-          entry.again = false;
-          result = await this.flushNow(sessionId);
-        } while (entry.again && !this.stopping);
-        return result;
-      } finally {
-        this.flushQueue.delete(sessionId);
-      }
-    });
-    this.flushChain = entry.promise.catch(() => null);
-    this.flushQueue.set(sessionId, entry);
-    return entry.promise;
+    return this.flushes.schedule(sessionId);
   }
 
   private async flushNow(sessionId: string): Promise<FlushResult | null> {
@@ -460,7 +422,7 @@ export class Daemon {
       const result = await flushSession(s, { engine: this.engine, extractor: this.deps.extractor, userId: this.deps.config.userId, readTranscript: !paused });
       this.sessions.save();
       this.compactJournal();
-      this.flushSucceeded(sessionId);
+      this.flushes.succeeded(sessionId);
       const written = result.results.filter((r) => r.event !== 'NOOP').length;
       this.lastFlush = { at: new Date().toISOString(), session_id: sessionId, memories: written };
       if (s.ended && s.transcript) this.watcher.unwatch(s.transcript);
@@ -470,7 +432,7 @@ export class Daemon {
       this.lastError = { at: new Date().toISOString(), message: err instanceof Error ? err.message : String(err) };
       this.log.error('flush failed', { session: sessionId, err });
       this.storeFailed(err);
-      this.flushFailed(sessionId, err);
+      this.flushes.failed(sessionId, err);
       throw err;
     }
   }
@@ -497,54 +459,9 @@ export class Daemon {
     }
   }
 
-  /** A flush failed: capture goes on into the journal; the flush is retried with backoff. */
-  private flushFailed(sessionId: string, err: unknown): void {
-    const r = this.flushRetries.get(sessionId) ?? { timer: null, attempt: 0 };
-    this.flushRetries.set(sessionId, r);
-    const delay = Math.min(FLUSH_RETRY_MAX_MS, FLUSH_RETRY_BASE_MS * 2 ** r.attempt);
-    r.attempt++;
-    this.health.report(
-      'flush',
-      `flushing captured events into the store failed (${err instanceof Error ? err.message : String(err)}); capture goes on into the journal, next retry in ${Math.round(delay / 1000)} s`,
-      storageFix(err, this.deps.paths.lanceDir),
-    );
-    if (r.timer || this.stopping) return;
-    r.timer = setTimeout(() => {
-      r.timer = null;
-      if (!this.stopping) void this.scheduleFlush(sessionId).catch(() => {});
-    }, delay);
-    r.timer.unref();
-  }
-
-  private flushSucceeded(sessionId: string): void {
-    const r = this.flushRetries.get(sessionId);
-    if (r) {
-      if (r.timer) clearTimeout(r.timer);
-      this.flushRetries.delete(sessionId);
-    }
-    if (this.flushRetries.size === 0 && this.health.clear('flush')) this.log.info('flushes work again');
-  }
-
   /** Flush one session, or every session with unflushed work. */
-  async flush(sessionId?: string): Promise<FlushResult[]> {
-    const ids = sessionId ? [sessionId] : this.sessions.all().map((s) => s.id);
-    const out: FlushResult[] = [];
-    for (const id of ids) {
-      const r = await this.scheduleFlush(id);
-      if (r) out.push(r);
-    }
-    return out;
-  }
-
-  private checkIdle(): void {
-    const now = Date.now();
-    for (const s of this.sessions.all()) {
-      if (this.flushQueue.has(s.id) || this.pause.isPaused(s.id)) continue;
-      const grown = s.transcript ? fileSize(s.transcript) > s.readOffset : false;
-      if ((s.pending.length > 0 || grown) && now - s.lastActivity >= this.deps.config.idleFlushMs) {
-        void this.scheduleFlush(s.id).catch(() => {});
-      }
-    }
+  flush(sessionId?: string): Promise<FlushResult[]> {
+    return this.flushes.flush(sessionId);
   }
 
   // ------------------------------------------------------------------ pause
@@ -573,7 +490,7 @@ export class Daemon {
       // Nothing said while paused is ever captured: finish what was taken in before the pause
       // (still paused, so the transcript is not read), then skip the transcript to its end.
       for (const s of wasPaused) {
-        await this.flushQueue.get(s.id)?.promise.catch(() => null);
+        await this.flushes.queued(s.id)?.catch(() => null);
         const size = s.transcript ? fileSize(s.transcript) : 0;
         s.offset = s.readOffset = size;
         s.buffered = [];
@@ -676,13 +593,12 @@ export class Daemon {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    if (this.idleTimer) clearInterval(this.idleTimer);
-    for (const t of this.stopSettle.values()) clearTimeout(t);
-    for (const r of this.flushRetries.values()) if (r.timer) clearTimeout(r.timer);
+    // The idle check, the flushes settling after a Stop, the retries; then the spool.
+    this.flushes.cancelTimers();
     if (this.spoolTimer) clearInterval(this.spoolTimer);
     await this.spoolRound;
     await this.watcher.close();
-    await this.flushChain.catch(() => {});
+    await this.flushes.drained();
     this.sessions.save();
     await this.journal.close();
     if (this.engineOpen) {
@@ -696,23 +612,9 @@ export class Daemon {
   }
 }
 
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
-
 /** Resolve with the value, or null when it is not there in time. */
 /** Recall deadlines while the engine is still opening, inside the hook's own wait (hooks/lib/run.ts). */
 const STARTUP_RECALL_MS = { SessionStart: 1200, UserPromptSubmit: 600 } as const;
-/**
- * How long a flush waits after Stop (SessionEnd or PreCompact flush at once). `claude -p` exits
- * right after Stop; a flush started then takes both cores of a small machine from its exit. A
- * session is still searchable well within 2 s of its end.
- */
-const STOP_SETTLE_MS = 600;
 /** Characters for each of the two blocks of a prompt recall that opens a session (hooks print at most 9,500). */
 const OPENING_BLOCK_CHARS = 4500;
 
