@@ -11,12 +11,12 @@ import { FlushQueue } from './flush-queue.js';
 import { Journal, JournalWriteError, type JournalEntry } from './journal.js';
 import { Health, storageFix } from './health.js';
 import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
-import { environmental, importSalvage, moveAside } from './store-rebuild.js';
 import { PauseState } from './pause.js';
 import { recall, type RecallRequest } from './recall.js';
 import { RecalledPerSession } from './recall-seen.js';
 import { repoInfo } from './repo.js';
 import { forgetOpenTurn, SessionTable, type LiveSession } from './sessions.js';
+import { StoreOpener } from './store-open.js';
 import { createSync, SYNC_DRAIN_MS } from './sync-setup.js';
 import type { SyncService } from '../sync/index.js';
 import { TranscriptWatcher } from './watch.js';
@@ -39,12 +39,6 @@ export interface CaptureResult {
   duplicate?: boolean;
 }
 
-/** After a failed store open, requests fail fast for this long before the next attempt. */
-const OPEN_RETRY_MS = 2000;
-/** At most one re-check of an open store (storeFailed) per this long. */
-const REVERIFY_MS = 30_000;
-/** What LanceDB and Arrow say when a store's files are damaged or missing under an open store. */
-const STORE_DAMAGE = /lance|arrow|corrupt|decod|panicked|next batch from stream|invalid (page|buffer|file|footer|magic|data)|unexpected (eof|end of file)|not found.*\b(data|_versions|_indices)\b|no such file/i;
 /** How often the hooks' spool is looked at (a hook may spool while this daemon starts). */
 const SPOOL_SCAN_MS = 1000;
 /** Capture ids remembered to drop an event sent twice (a retry after a reset, a spooled copy). */
@@ -59,7 +53,6 @@ export class Daemon {
   /** What is wrong right now (storage, journal, socket), with the fix: status shows it. */
   readonly health = new Health();
   private readonly store: LanceStore;
-  private openFailure: { at: number; err: unknown } | null = null;
   private started = false;
   /** Capture id → the seq it was journaled with. */
   private readonly captureIds = new Map<string, number>();
@@ -69,10 +62,8 @@ export class Daemon {
   /** Mirror into a /v1 server (off unless SERVICE_BASE_URL and SERVICE_API_KEY are set). */
   readonly sync: SyncService;
   private readonly watcher: TranscriptWatcher;
-  private engineOpen: Promise<void> | null = null;
-  private reverifying: Promise<void> | null = null;
-  private lastReverify = 0;
   private readonly flushes: FlushQueue;
+  private readonly opener: StoreOpener;
   private stopping = false;
   lastError: { at: string; message: string } | null = null;
   lastFlush: { at: string; session_id: string; memories: number } | null = null;
@@ -104,9 +95,10 @@ export class Daemon {
       this.scrubJournal();
     });
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
-    const { health, sessions, pause } = this;
+    const { health, sessions, pause, engine, store, sync } = this;
     const stopping = (): boolean => this.stopping;
     this.flushes = new FlushQueue(deps, { health, sessions, pause, stopping, flushNow: (id) => this.flushNow(id) });
+    this.opener = new StoreOpener(deps, { store, engine, afterOpen: () => this.afterOpen(), stopping, health, sessions, sync });
   }
 
   get userId(): string {
@@ -180,88 +172,14 @@ export class Daemon {
     );
   }
 
-  /**
-   * Open the engine (LanceDB, model) in the background; flush what the journal replayed. A store
-   * that cannot open is moved aside and rebuilt; a failure is never cached: the next call tries
-   * again (after OPEN_RETRY_MS, so a broken disk is not hammered).
-   */
+  /** Open the engine in the background (StoreOpener.openEngine: a failure is never cached). */
   openEngine(): Promise<void> {
-    if (!this.engineOpen && this.openFailure && Date.now() - this.openFailure.at < OPEN_RETRY_MS) return Promise.reject(this.openFailure.err);
-    this.engineOpen ??= this.opened(this.openStore());
-    return this.engineOpen;
+    return this.opener.openEngine();
   }
 
-  private opened(opening: Promise<void>): Promise<void> {
-    return opening.then(
-      () => {
-        this.openFailure = null;
-        return this.afterOpen();
-      },
-      (err: unknown) => {
-        this.engineOpen = null;
-        this.openFailure = { at: Date.now(), err };
-        throw new EngineError('STORE_CLOSED', `the memory store could not open: ${err instanceof Error ? err.message : String(err)}; ${this.health.list().find((p) => p.kind === 'store_open')?.fix ?? 'see the daemon log'}`);
-      },
-    );
-  }
-
-  /**
-   * A store read that fails after the store opened may be damage done since (a failing disk,
-   * another program writing into the data dir). Open the store again: the open reads it whole, and
-   * a store that cannot open is moved aside and rebuilt (openStore). At most once per
-   * REVERIFY_MS, and never for errors that are the disk's or the request's.
-   */
+  /** A store read failed after the store opened: maybe open it again to check it (StoreOpener.storeFailed). */
   storeFailed(err: unknown): void {
-    if (this.reverifying || this.stopping || !this.engineOpen || err instanceof EngineError || environmental(err)) return;
-    if (!STORE_DAMAGE.test(err instanceof Error ? err.message : String(err)) || Date.now() - this.lastReverify < REVERIFY_MS) return;
-    this.lastReverify = Date.now();
-    this.log.warn('a store read failed after the store opened; opening it again to check it', { err });
-    const previous = this.engineOpen;
-    this.reverifying = (async () => {
-      await previous.catch(() => {});
-      this.engineOpen = this.opened(this.engine.suspend().then(() => this.openStore()));
-      await this.engineOpen.catch(() => {});
-    })().finally(() => (this.reverifying = null));
-  }
-
-  /** Open the store; if it cannot open for a reason a new store would not share, rebuild it. */
-  private async openStore(): Promise<void> {
-    const dir = this.deps.paths.lanceDir;
-    try {
-      await this.engine.open();
-      this.health.clear('store_open');
-      return;
-    } catch (err) {
-      await this.store.close().catch(() => {});
-      this.log.error('the store could not open', { err, dir });
-      if (environmental(err)) {
-        this.health.report('store_open', `the memory store in ${dir} could not open: ${err instanceof Error ? err.message : String(err)}`, storageFix(err, dir));
-        throw err;
-      }
-      this.health.report('store_open', `the memory store in ${dir} could not open (damaged): ${err instanceof Error ? err.message : String(err)}`, 'the daemon is moving it aside and rebuilding it from what survives');
-    }
-    const aside = moveAside(dir);
-    this.log.warn('moved the damaged store aside; rebuilding', { aside });
-    await this.engine.open();
-    const report = await importSalvage(aside, this.engine);
-    // What the damaged store held and could not be read comes back from the transcripts (read
-    // again from their start; consolidation drops what is stored already) and from the server.
-    for (const s of this.sessions.all()) {
-      if (!s.transcript) continue;
-      s.offset = s.readOffset = 0;
-      s.buffered = [];
-      forgetOpenTurn(s);
-    }
-    this.sessions.save();
-    const target = this.sync.state.target;
-    if (this.sync.enabled && target) this.sync.state.retarget(target);
-    this.health.clear('store_open');
-    this.health.report(
-      'store_rebuilt',
-      `the memory store could not open and was rebuilt: ${report.recovered} version(s) recovered from it${this.sync.enabled ? ', the rest is pulled from the server' : ''}, transcripts are read again${report.failures.length > 0 ? `; unreadable: ${report.failures.slice(0, 3).join('; ')}` : ''}`,
-      `the damaged copy is kept at ${aside}: remove it once the rebuilt store looks right`,
-    );
-    this.log.warn('store rebuilt', { aside, recovered: report.recovered, failures: report.failures });
+    this.opener.storeFailed(err);
   }
 
   /** Once per process, after the first successful open: sync, the replayed flushes, the idle timer. */
@@ -275,35 +193,13 @@ export class Daemon {
       this.log.error('sync could not start', { err });
     });
     for (const s of this.sessions.all()) if (s.pending.length > 0) void this.scheduleFlush(s.id).catch(() => {});
-    void this.warm();
+    void this.opener.warm();
     this.flushes.startIdleCheck();
   }
 
-  /** Whether the engine has finished opening (recall then runs under its normal deadline). */
-  private engineIsOpen = false;
   /** Resolves once the first searches have run (the store's files and indexes are loaded). */
-  warmed: Promise<void> = Promise.resolve();
-
-  /**
-   * Run the searches recall runs, once, right after the engine opens, so that SessionStart and
-   * the first prompt after a daemon start find the store (and, once loaded, the model) warm
-   * instead of paying for the first read inside their deadline.
-   */
-  private warm(): Promise<void> {
-    this.warmed = (async () => {
-      const filter = { space: 'personal' as const, user_id: this.deps.config.userId };
-      await this.engine.list({ filter, limit: 1 });
-      await this.engine.search({ query: 'warm up the store', filter, top_k: 1, mode: 'text' });
-      this.engineIsOpen = true;
-      if (this.deps.embedder) {
-        await this.deps.embedder.ready();
-        await this.engine.search({ query: 'warm up the model', filter, top_k: 1 });
-      }
-    })().catch((err: unknown) => {
-      this.engineIsOpen = true;
-      this.log.warn('warm-up failed', { err });
-    });
-    return this.warmed;
+  get warmed(): Promise<void> {
+    return this.opener.warmed;
   }
 
   /** The engine once it is open. */
@@ -544,7 +440,7 @@ export class Daemon {
       });
       // Right after a start the engine is still opening: give the first recalls the time the hook
       // waits anyway (1.5 s at SessionStart, 0.8 s per prompt) rather than return nothing.
-      const deadline = this.engineIsOpen ? this.deps.config.recallDeadlineMs : Math.max(this.deps.config.recallDeadlineMs, event === 'SessionStart' ? STARTUP_RECALL_MS.SessionStart : STARTUP_RECALL_MS.UserPromptSubmit);
+      const deadline = this.opener.engineIsOpen ? this.deps.config.recallDeadlineMs : Math.max(this.deps.config.recallDeadlineMs, event === 'SessionStart' ? STARTUP_RECALL_MS.SessionStart : STARTUP_RECALL_MS.UserPromptSubmit);
       result = await withDeadline(work, deadline).catch((err: unknown) => {
         this.log.warn('recall failed', { err });
         return { text: '', count: 0 };
@@ -601,8 +497,9 @@ export class Daemon {
     await this.flushes.drained();
     this.sessions.save();
     await this.journal.close();
-    if (this.engineOpen) {
-      await this.engineOpen.catch(() => {});
+    const engineOpen = this.opener.opening;
+    if (engineOpen) {
+      await engineOpen.catch(() => {});
       // What was just flushed, and anything else not yet on the server, gets a last push.
       await this.sync.stop({ drainMs: SYNC_DRAIN_MS }).catch((err: unknown) => this.log.warn('sync did not stop cleanly', { err }));
       await this.engine.close();
