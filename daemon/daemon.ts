@@ -2,24 +2,25 @@
  * The per-machine daemon: capture → journal → flush → extract → store, and recall, for every
  * agent session of one user and data dir. Transport-free: daemon/server.ts puts it on a socket.
  */
-import fs from 'node:fs';
 import { EngineError, joinContext, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
-import { excluded, FLUSH_EVENTS, journalPayload, CAPTURE_EVENTS } from './capture.js';
+import { excluded } from './capture.js';
+import { CaptureIntake, type CaptureResult } from './capture-intake.js';
 import { fileSize } from './file-size.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
 import { FlushQueue } from './flush-queue.js';
-import { Journal, JournalWriteError, type JournalEntry } from './journal.js';
-import { Health, storageFix } from './health.js';
-import { CAPTURE_ID_FIELD, ingestSpool } from './spool.js';
+import { Journal, JournalWriteError } from './journal.js';
+import { Health } from './health.js';
 import { PauseState } from './pause.js';
 import { recall, type RecallRequest } from './recall.js';
 import { RecalledPerSession } from './recall-seen.js';
 import { repoInfo } from './repo.js';
-import { forgetOpenTurn, SessionTable, type LiveSession } from './sessions.js';
+import { forgetOpenTurn, SessionTable } from './sessions.js';
 import { StoreOpener } from './store-open.js';
 import { createSync, SYNC_DRAIN_MS } from './sync-setup.js';
 import type { SyncService } from '../sync/index.js';
 import { TranscriptWatcher } from './watch.js';
+
+export type { CaptureResult };
 
 export interface DaemonDeps {
   config: Config;
@@ -29,20 +30,6 @@ export interface DaemonDeps {
   extractor: Extractor;
   version: string;
 }
-
-export interface CaptureResult {
-  captured: boolean;
-  j?: number;
-  paused?: boolean;
-  reason?: string;
-  /** This capture id was journaled before (as `j`): nothing new was written. */
-  duplicate?: boolean;
-}
-
-/** How often the hooks' spool is looked at (a hook may spool while this daemon starts). */
-const SPOOL_SCAN_MS = 1000;
-/** Capture ids remembered to drop an event sent twice (a retry after a reset, a spooled copy). */
-const MAX_CAPTURE_IDS = 50_000;
 
 export class Daemon {
   readonly startedAt = Date.now();
@@ -54,16 +41,12 @@ export class Daemon {
   readonly health = new Health();
   private readonly store: LanceStore;
   private started = false;
-  /** Capture id → the seq it was journaled with. */
-  private readonly captureIds = new Map<string, number>();
-  private readonly captureInflight = new Map<string, Promise<JournalEntry>>();
-  private spoolTimer: NodeJS.Timeout | null = null;
-  private spoolRound: Promise<void> | null = null;
   /** Mirror into a /v1 server (off unless SERVICE_BASE_URL and SERVICE_API_KEY are set). */
   readonly sync: SyncService;
   private readonly watcher: TranscriptWatcher;
   private readonly flushes: FlushQueue;
   private readonly opener: StoreOpener;
+  private readonly intake: CaptureIntake;
   private stopping = false;
   lastError: { at: string; message: string } | null = null;
   lastFlush: { at: string; session_id: string; memories: number } | null = null;
@@ -95,10 +78,11 @@ export class Daemon {
       this.scrubJournal();
     });
     this.watcher = new TranscriptWatcher((file) => this.onTranscriptChange(file));
-    const { health, sessions, pause, engine, store, sync } = this;
+    const { health, sessions, pause, journal, engine, store, sync, watcher, recalled, recent } = this;
     const stopping = (): boolean => this.stopping;
     this.flushes = new FlushQueue(deps, { health, sessions, pause, stopping, flushNow: (id) => this.flushNow(id) });
     this.opener = new StoreOpener(deps, { store, engine, afterOpen: () => this.afterOpen(), stopping, health, sessions, sync });
+    this.intake = new CaptureIntake(deps, { health, journal, sessions, latestSessionIn: (cwd) => this.latestSessionIn(cwd), pause, watcher, flushes: this.flushes, stopping, recalled, recent });
   }
 
   get userId(): string {
@@ -119,57 +103,12 @@ export class Daemon {
 
   /** Open the journal and replay it (fast, so captures are accepted at once). */
   openJournal(): void {
-    fs.mkdirSync(this.deps.paths.stateDir, { recursive: true, mode: 0o700 });
-    // Seqs continue above anything a session already flushed, whatever is left of the journal.
-    const floor = this.sessions.all().reduce((m, s) => Math.max(m, s.flushedJ), 0) + 1;
-    const entries = this.journal.open(floor);
-    this.noteJournalDamage();
-    let replayed = 0;
-    for (const e of entries) {
-      const s = this.sessions.touch(e.s, e.t);
-      this.applyMeta(s, e.p);
-      if (e.c) this.rememberCaptureId(e.c, e.j);
-      if (e.j > s.flushedJ) {
-        s.pending.push(e);
-        replayed++;
-      }
-    }
-    if (replayed > 0) this.log.info('journal replayed', { entries: replayed });
-    for (const s of this.sessions.all()) if (!s.ended && s.transcript) this.watcher.watch(s.transcript);
-  }
-
-  private rememberCaptureId(id: string, j: number): void {
-    this.captureIds.set(id, j);
-    if (this.captureIds.size > MAX_CAPTURE_IDS) this.captureIds.delete(this.captureIds.keys().next().value!);
+    this.intake.openJournal();
   }
 
   /** Take in what hooks spooled while they could not reach this daemon; then keep looking every second. */
-  async ingestSpool(): Promise<void> {
-    this.spoolRound ??= ingestSpool(this.deps.paths.spoolDir, (p) => this.capture(p))
-      .then((r) => {
-        if (r.ingested > 0 || r.setAside > 0 || r.left > 0) this.log.info('spooled hook events ingested', { ...r });
-      })
-      .catch((err: unknown) => this.log.warn('the spool could not be read', { err }))
-      .finally(() => (this.spoolRound = null));
-    await this.spoolRound;
-    if (!this.spoolTimer && !this.stopping) {
-      this.spoolTimer = setInterval(() => void this.ingestSpool(), SPOOL_SCAN_MS);
-      this.spoolTimer.unref();
-    }
-  }
-
-  private noteJournalDamage(): void {
-    const damage = this.journal.damage;
-    if (damage.length === 0) return;
-    this.log.warn('journal lines skipped on start', { damage });
-    const damaged = damage.filter((d) => d.kind === 'damaged');
-    if (damaged.length === 0) return; // only a torn last line: a write cut by a crash, never acknowledged
-    const where = [...new Set(damaged.map((d) => `${d.segment} line ${d.line}`))].slice(0, 5).join(', ');
-    this.health.report(
-      'journal_damage',
-      `${damaged.length} damaged line(s) in the capture journal were skipped on start (${where}); every entry after them was kept`,
-      `nothing to do: the skipped bytes are in ${this.deps.paths.journalDir} until those segments are flushed (the daemon log lists them)`,
-    );
+  ingestSpool(): Promise<void> {
+    return this.intake.ingestSpool();
   }
 
   /** Open the engine in the background (StoreOpener.openEngine: a failure is never cached). */
@@ -208,93 +147,10 @@ export class Daemon {
     return this.engine;
   }
 
-  private applyMeta(s: LiveSession, p: Record<string, unknown>): void {
-    if (typeof p.cwd === 'string' && p.cwd !== s.cwd) {
-      s.cwd = p.cwd;
-      const info = repoInfo(p.cwd);
-      s.repo = info.repo;
-      s.dir = info.dir;
-    }
-    if (typeof p.transcript_path === 'string' && p.transcript_path !== s.transcript) {
-      s.transcript = p.transcript_path;
-      s.offset = 0;
-      s.readOffset = 0;
-      s.buffered = [];
-      forgetOpenTurn(s);
-    }
-  }
-
   // ------------------------------------------------------------------ capture
 
-  async capture(payload: Record<string, unknown>, opts: { recalling?: boolean } = {}): Promise<CaptureResult> {
-    const event = String(payload.hook_event_name ?? '');
-    if (!(CAPTURE_EVENTS as readonly string[]).includes(event)) {
-      throw new EngineError('VALIDATION', `hook_event_name must be one of ${CAPTURE_EVENTS.join(', ')}`, { field: 'hook_event_name' });
-    }
-    const sessionId = this.captureSession(payload, event);
-    if (!sessionId) throw new EngineError('VALIDATION', 'session_id is required', { field: 'session_id' });
-    const ex = excluded(payload, this.deps.paths.home);
-    if (!ex.capture) return { captured: false, ...(ex.reason ? { reason: ex.reason } : {}) };
-    // A SessionStart captured, not recalled for: the session's next prompt opens with its opening block.
-    if (event === 'SessionStart' && !opts.recalling) this.recalled.started(sessionId, payload.source);
-    const now = Date.now();
-    const s = this.sessions.touch(sessionId, now);
-    const p = journalPayload(event, payload);
-    this.applyMeta(s, p);
-    if (s.transcript && !s.ended) this.watcher.watch(s.transcript);
-    if (this.pause.isPaused(sessionId)) return { captured: false, paused: true };
-    const rawId = payload[CAPTURE_ID_FIELD];
-    const captureId = typeof rawId === 'string' && rawId.length > 0 && rawId.length <= 128 ? rawId : undefined;
-    const seen = captureId ? this.captureIds.get(captureId) : undefined;
-    if (seen !== undefined) return { captured: true, j: seen, duplicate: true };
-    const inflight = captureId ? this.captureInflight.get(captureId) : undefined;
-    if (inflight) return { captured: true, j: (await inflight).j, duplicate: true };
-    let entry;
-    const appending = this.journal.append({ t: now, s: sessionId, e: event, p, ...(captureId ? { c: captureId } : {}) });
-    if (captureId) this.captureInflight.set(captureId, appending);
-    try {
-      entry = await appending;
-    } catch (err) {
-      // Refused, never torn: the hook is told, and spools the event or retries.
-      this.health.report('journal_write', err instanceof Error ? err.message : String(err), storageFix(err, this.deps.paths.journalDir));
-      this.log.error('capture refused: the journal could not be written', { err, session: sessionId, event });
-      if (captureId) this.captureInflight.delete(captureId);
-      throw err;
-    }
-    if (this.health.clear('journal_write')) this.log.info('the journal is writable again');
-    if (captureId) {
-      this.rememberCaptureId(captureId, entry.j);
-      this.captureInflight.delete(captureId);
-    }
-    s.pending.push(entry);
-    this.noteRecent(entry.s, event, p);
-    if (FLUSH_EVENTS.has(event)) {
-      if (event === 'SessionEnd') s.ended = true;
-      this.flushes.flushAfter(sessionId, event);
-    }
-    return { captured: true, j: entry.j };
-  }
-
-  /**
-   * The event's session: its session_id, else (a hook that got no stdin from Claude Code) the
-   * latest live session in its cwd, logged so the fallback shows in the daemon log.
-   */
-  private captureSession(payload: Record<string, unknown>, event: string): string | null {
-    if (typeof payload.session_id === 'string' && payload.session_id) {
-      if (payload.session_id_source === 'env') this.log.warn('hook event without stdin: session id taken from CLAUDE_CODE_SESSION_ID', { event, session: payload.session_id });
-      return payload.session_id;
-    }
-    const cwd = typeof payload.cwd === 'string' ? payload.cwd : null;
-    const latest = cwd ? this.latestSessionIn(cwd) : null;
-    if (latest) this.log.warn('hook event without a session id: attributed to the latest session in its folder', { event, cwd, session: latest });
-    else this.log.warn('hook event without a session id and no live session in its folder: dropped', { event, cwd });
-    return latest;
-  }
-
-  private noteRecent(sessionId: string, event: string, p: Record<string, unknown>): void {
-    const text = String(p.prompt ?? p.message ?? p.error ?? p.input ?? p.tool ?? p.source ?? p.reason ?? '');
-    this.recent.push({ at: new Date().toISOString(), session_id: sessionId, event, summary: text.replace(/\s+/g, ' ').slice(0, 120) });
-    if (this.recent.length > 50) this.recent.shift();
+  capture(payload: Record<string, unknown>, opts: { recalling?: boolean } = {}): Promise<CaptureResult> {
+    return this.intake.capture(payload, opts);
   }
 
   private onTranscriptChange(file: string): void {
@@ -491,8 +347,7 @@ export class Daemon {
     this.stopping = true;
     // The idle check, the flushes settling after a Stop, the retries; then the spool.
     this.flushes.cancelTimers();
-    if (this.spoolTimer) clearInterval(this.spoolTimer);
-    await this.spoolRound;
+    await this.intake.stopSpool();
     await this.watcher.close();
     await this.flushes.drained();
     this.sessions.save();
