@@ -2,16 +2,15 @@
  * The per-machine daemon: capture → journal → flush → extract → store, and recall, for every
  * agent session of one user and data dir. Transport-free: daemon/server.ts puts it on a socket.
  */
-import { EngineError, joinContext, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
-import { excluded } from './capture.js';
+import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { CaptureIntake, type CaptureResult } from './capture-intake.js';
 import { fileSize } from './file-size.js';
 import { flushSession, readAhead, type FlushResult } from './flush.js';
 import { FlushQueue } from './flush-queue.js';
-import { Journal, JournalWriteError } from './journal.js';
+import { Journal } from './journal.js';
 import { Health } from './health.js';
 import { PauseState } from './pause.js';
-import { recall, type RecallRequest } from './recall.js';
+import { recallForHook, type RecallHookResult } from './recall-hook.js';
 import { RecalledPerSession } from './recall-seen.js';
 import { repoInfo } from './repo.js';
 import { forgetOpenTurn, SessionTable } from './sessions.js';
@@ -266,48 +265,8 @@ export class Daemon {
 
   // ------------------------------------------------------------------ recall
 
-  async recall(payload: Record<string, unknown>): Promise<{ context: string; count: number; timed_out?: boolean; captured?: boolean; capture_refused?: boolean }> {
-    const event = payload.hook_event_name === 'SessionStart' ? 'SessionStart' : 'UserPromptSubmit';
-    let refused = false;
-    const capture = this.capture({ ...payload, hook_event_name: event }, { recalling: true }).catch((err: unknown) => {
-      this.log.warn('capture during recall failed', { err });
-      // The journal refused it: the hook spools the prompt instead (`capture_refused`).
-      refused = err instanceof JournalWriteError;
-      return { captured: false } as CaptureResult;
-    });
-    const ex = excluded(payload, this.deps.paths.home);
-    let result: { text: string; count: number } | null = { text: '', count: 0 };
-    if (ex.capture) {
-      const cwd = typeof payload.cwd === 'string' ? payload.cwd : process.cwd();
-      const sessionId = typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : null;
-      // The session's first prompt (or the first since its SessionStart) opens with what SessionStart
-      // recall shows: the plugin's SessionStart hook runs in the background and prints nothing.
-      const opening = event === 'UserPromptSubmit' && sessionId !== null && this.recalled.takeOpening(sessionId);
-      const seen = this.recalled.for(sessionId, event);
-      const req: RecallRequest = { event, session_id: sessionId, repo: repoInfo(cwd), user_id: this.deps.config.userId, prompt: typeof payload.prompt === 'string' ? redact(payload.prompt).text : undefined, seen };
-      const opts = { maxTokens: this.deps.config.contextTokens, textOnly: !engineModelReady(this.deps.embedder) };
-      const work = this.ready().then(async (engine) => {
-        if (!opening) return recall(engine, req, opts);
-        // One block, each part chosen within half of it (Claude Code keeps 10,000 characters of a hook's output).
-        const half = { ...opts, maxChars: OPENING_BLOCK_CHARS };
-        const head = await recall(engine, { ...req, event: 'SessionStart' }, half);
-        const tail = await recall(engine, req, half);
-        return joinContext(head, tail);
-      });
-      // Right after a start the engine is still opening: give the first recalls the time the hook
-      // waits anyway (1.5 s at SessionStart, 0.8 s per prompt) rather than return nothing.
-      const deadline = this.opener.engineIsOpen ? this.deps.config.recallDeadlineMs : Math.max(this.deps.config.recallDeadlineMs, event === 'SessionStart' ? STARTUP_RECALL_MS.SessionStart : STARTUP_RECALL_MS.UserPromptSubmit);
-      result = await withDeadline(work, deadline).catch((err: unknown) => {
-        this.log.warn('recall failed', { err });
-        return { text: '', count: 0 };
-      });
-      if (result) seen?.delivered();
-      else if (opening && sessionId) this.recalled.returnOpening(sessionId);
-    }
-    const captured = await capture;
-    const flags = { captured: captured.captured, ...(refused ? { capture_refused: true } : {}) };
-    if (result === null) return { context: '', count: 0, timed_out: true, ...flags };
-    return { context: result.text, count: result.count, ...flags };
+  recall(payload: Record<string, unknown>): Promise<RecallHookResult> {
+    return recallForHook(this.deps, { recalled: this.recalled, engineIsOpen: () => this.opener.engineIsOpen, capture: (p, opts) => this.capture(p, opts), ready: () => this.ready() }, payload);
   }
 
   // ------------------------------------------------------------------ remember
@@ -362,31 +321,4 @@ export class Daemon {
       await this.sync.stop({ drainMs: 0 });
     }
   }
-}
-
-/** Resolve with the value, or null when it is not there in time. */
-/** Recall deadlines while the engine is still opening, inside the hook's own wait (hooks/lib/run.ts). */
-const STARTUP_RECALL_MS = { SessionStart: 1200, UserPromptSubmit: 600 } as const;
-/** Characters for each of the two blocks of a prompt recall that opens a session (hooks print at most 9,500). */
-const OPENING_BLOCK_CHARS = 4500;
-
-/** A model still loading is not waited for by recall: full text answers meanwhile. */
-function engineModelReady(embedder: Embedder | null): boolean {
-  return embedder === null || embedder.state().status === 'ready';
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(null), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
 }
