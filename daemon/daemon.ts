@@ -1,18 +1,21 @@
 /**
  * The per-machine daemon: capture → journal → flush → extract → store, and recall, for every
  * agent session of one user and data dir. Transport-free: daemon/server.ts puts it on a socket.
+ * The Daemon composes its parts: the capture intake (capture-intake.ts), the flush queue
+ * (flush-queue.ts), the store's opening (store-open.ts), recall for the hooks (recall-hook.ts),
+ * pause targets (pause-target.ts) and remember (remember.ts).
  */
-import { EngineError, LanceStore, MemoryEngine, redact, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
+import { LanceStore, MemoryEngine, ResidentBudget, type Config, type Embedder, type Extractor, type IngestResult, type Logger, type Paths } from '../engine/index.js';
 import { CaptureIntake, type CaptureResult } from './capture-intake.js';
-import { fileSize } from './file-size.js';
-import { flushSession, readAhead, type FlushResult } from './flush.js';
+import { flushSession, type FlushResult } from './flush.js';
 import { FlushQueue } from './flush-queue.js';
 import { Journal } from './journal.js';
 import { Health } from './health.js';
 import { PauseState } from './pause.js';
+import { latestSessionIn, setPaused, type PauseOutcome, type PauseRequest } from './pause-target.js';
 import { recallForHook, type RecallHookResult } from './recall-hook.js';
 import { RecalledPerSession } from './recall-seen.js';
-import { repoInfo } from './repo.js';
+import { remember, type RememberRequest } from './remember.js';
 import { forgetOpenTurn, SessionTable } from './sessions.js';
 import { StoreOpener } from './store-open.js';
 import { createSync, SYNC_DRAIN_MS } from './sync-setup.js';
@@ -218,49 +221,13 @@ export class Daemon {
   // ------------------------------------------------------------------ pause
 
   /** Pause automatic capture for a session or all; what was captured before is flushed. */
-  async setPaused(target: { session_id?: string | null; all?: boolean; cwd?: string; repo?: string | null }, paused: boolean): Promise<{ paused_all: boolean; paused_sessions: string[]; paused_repos: string[]; session_id: string | null; repo: string | null }> {
-    // From a working directory: the whole repository (every session, new ones too), else the latest session there.
-    if (!target.all && !target.session_id && target.cwd) {
-      const repo = repoInfo(target.cwd).repo;
-      target = repo ? { ...target, repo } : { ...target, session_id: this.latestSessionIn(target.cwd) };
-    }
-    if (!target.all && !target.session_id && !target.repo) {
-      throw new EngineError('VALIDATION', 'not in a repository and no active agent session here; pass a session id, or pause everything with --all', { field: 'session_id' });
-    }
-    if (target.session_id && !target.all && !this.sessions.get(target.session_id)) {
-      throw new EngineError('NOT_FOUND', `no agent session ${target.session_id} is known to this daemon; see service status for the sessions`, { session_id: target.session_id });
-    }
-    const affected = target.all ? this.sessions.all() : target.repo ? this.sessions.all().filter((s) => s.repo === target.repo) : [this.sessions.get(target.session_id!)!];
-    if (paused) {
-      // Take in what the transcript holds up to now, then stop reading it.
-      for (const s of affected) if (!this.pause.isPaused(s.id)) readAhead(s);
-      this.pause.pause(target);
-      for (const s of affected) if (s.pending.length > 0 || s.buffered.length > 0) void this.scheduleFlush(s.id).catch(() => {});
-    } else {
-      const wasPaused = affected.filter((s) => this.pause.isPaused(s.id));
-      // Nothing said while paused is ever captured: finish what was taken in before the pause
-      // (still paused, so the transcript is not read), then skip the transcript to its end.
-      for (const s of wasPaused) {
-        await this.flushes.queued(s.id)?.catch(() => null);
-        const size = s.transcript ? fileSize(s.transcript) : 0;
-        s.offset = s.readOffset = size;
-        s.buffered = [];
-        s.openFrom = undefined;
-      }
-      this.pause.resume(target);
-      this.sessions.save();
-    }
-    return { paused_all: this.pause.all, paused_sessions: this.pause.pausedSessions(), paused_repos: this.pause.pausedRepos(), session_id: target.session_id ?? null, repo: target.repo ?? null };
+  setPaused(target: PauseRequest, paused: boolean): Promise<PauseOutcome> {
+    return setPaused({ sessions: this.sessions, pause: this.pause, flushes: this.flushes }, target, paused);
   }
 
   /** The most recently active, not ended session working in `cwd` (or below it). */
   latestSessionIn(cwd: string): string | null {
-    const here = cwd.replace(/\/+$/, '');
-    const match = this.sessions
-      .all()
-      .filter((s) => !s.ended && s.cwd && (s.cwd === here || s.cwd.startsWith(`${here}/`) || here.startsWith(`${s.cwd}/`)))
-      .sort((a, b) => b.lastActivity - a.lastActivity);
-    return match[0]?.id ?? null;
+    return latestSessionIn(this.sessions, cwd);
   }
 
   // ------------------------------------------------------------------ recall
@@ -271,25 +238,8 @@ export class Daemon {
 
   // ------------------------------------------------------------------ remember
 
-  async remember(req: { text: string; personal?: boolean; category?: string; cwd?: string; session_id?: string }): Promise<IngestResult[]> {
-    const text = typeof req.text === 'string' ? req.text.trim() : '';
-    if (!text) throw new EngineError('VALIDATION', 'text must be a non-empty string', { field: 'text' });
-    const engine = await this.ready();
-    const clean = redact(text).text;
-    const info = repoInfo(req.cwd ?? process.cwd());
-    const guessed = (await this.deps.extractor.extract([{ role: 'user', text: clean }]))[0];
-    const category = (req.category ?? guessed?.category ?? 'note') as IngestResult['category'];
-    return engine.ingest(
-      [{ content: clean, category: category as never, space: req.personal ? 'personal' : 'project', confidence: 1, subject: guessed?.subject ?? null, role: 'user' }],
-      {
-        user_id: this.deps.config.userId,
-        owner_id: this.deps.config.userId,
-        run_id: req.session_id ?? null,
-        repo: req.personal ? null : info.repo,
-        dir: req.personal ? null : info.dir,
-        source: { kind: 'remember', session_id: req.session_id ?? null },
-      },
-    );
+  remember(req: RememberRequest): Promise<IngestResult[]> {
+    return remember({ config: this.deps.config, extractor: this.deps.extractor, ready: () => this.ready() }, req);
   }
 
   // ------------------------------------------------------------------ lifecycle
