@@ -42,7 +42,7 @@ export interface CaptureIntakeParts {
   flushes: FlushQueue;
   /** True once the daemon stops: the spool is not looked at again. */
   stopping: () => boolean;
-  /** Memories recall already showed each session (a captured SessionStart resets its opening). */
+  /** What recall showed each session (a captured SessionStart makes its next prompt open with the opening block). */
   recalled: RecalledPerSession;
   /** Recent captures, newest last: this appends to it (the daemon's live feed). */
   recent: { at: string; session_id: string; event: string; summary: string }[];
