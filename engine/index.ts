@@ -1,7 +1,8 @@
 /** Public surface of the engine. Other folders import only from this file. */
-export { MemoryEngine, encodeCursor, decodeCursor } from './engine.js';
+export { MemoryEngine } from './engine.js';
+export { encodeCursor, decodeCursor } from './list-page.js';
 export { RELEVANCE_FLOOR, relevance, isRelevant, relevantCandidates, informativeTerms, form as termForm, type RelevanceFloor, type Relevance } from './search/relevance.js';
-export type { EngineOptions, AddInput, PatchInput, SearchInput, SearchHit, SearchOutput, ListInput, EngineStatus, ChangeListener, PurgeListener } from './engine.js';
+export type { EngineOptions, AddInput, PatchInput, SearchInput, SearchHit, SearchOutput, ListInput, EngineStatus, ChangeListener, PurgeListener } from './engine-types.js';
 export { currentRows, deriveHistory, rowsAsOf, validAt, representative, transactions } from './bitemporal.js';
 export type { PlannedRow } from './bitemporal.js';
 export { sequenceTransaction, renumberAfter, checkTransaction } from './replica.js';
