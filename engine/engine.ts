@@ -4,7 +4,7 @@
  */
 import { currentRows, deriveHistory, representative, rowsAsOf, type PlannedRow } from './bitemporal.js';
 import { systemClock, type Clock } from './clock.js';
-import { DEFAULT_MAX_CONTENT_CHARS } from './config.js';
+import { DEFAULT_MAX_CONTENT_CHARS } from './config-keys/plugin.js';
 import type { Embedder } from './embed/types.js';
 import { embedBacklog, embedRows, queryVector } from './embedding.js';
 import type { AddInput, ChangeListener, EngineOptions, EngineStatus, ListInput, PatchInput, PurgeListener, SearchInput, SearchOutput } from './engine-types.js';
