@@ -22,6 +22,8 @@
  */
 import { PgStore, uuidv7, type MemoryStore, type SqlClient, type SqlQueryable, type VersionRow } from '../engine/index.js';
 import { INFER_REDACTABLE, REDACTABLE, type EventEntry, type ProjectEventLog } from './event-log.js';
+import { EventColumns } from './pg-event-columns.js';
+import { insertEvents, type EventCommitHooks, type PendingEvent } from './pg-event-insert.js';
 import type { EventInput, EventJson, EventStatus, EventType } from './event-types.js';
 
 interface MetaRow {
@@ -36,107 +38,15 @@ interface MetaRow {
   redacted: boolean;
 }
 
-/** Take the project's head row (created at 0 when missing) for this transaction; returns its last seq. */
-export async function lockEventHead(tx: SqlQueryable, projectId: string): Promise<number> {
-  const select = `SELECT last_seq FROM ms_event_heads WHERE project_id = $1 FOR UPDATE`;
-  let head = await tx.query<{ last_seq: string | number }>(select, [projectId]);
-  if (head.rows.length === 0) {
-    // The project's first event: create the row (or find the one a concurrent writer created).
-    await tx.query(`INSERT INTO ms_event_heads (project_id, last_seq) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING`, [projectId]);
-    head = await tx.query<{ last_seq: string | number }>(select, [projectId]);
-  }
-  return Number(head.rows[0]!.last_seq);
-}
-
-/** Work done in the transaction that commits a batch of events (webhook fan-out), and after it. */
-export interface EventCommitHooks {
-  /**
-   * A query (its one parameter, $1, the project id) whose rows `inTransaction` needs: read by the
-   * statement that inserts the events, which saves a round trip under the head row's lock.
-   */
-  read?: string;
-  /**
-   * Runs in the batch's transaction, under the head row lock, given the rows of `read`; returns
-   * how many deliveries it created (`committed` follows when any).
-   */
-  inTransaction(tx: SqlQueryable, projectId: string, events: readonly Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[], read?: readonly Record<string, unknown>[]): Promise<number>;
-  committed(): void;
-}
-
 const META_COLS = 'seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, redacted';
 const SYNC_PAGE = 5000;
-
-/**
- * The index of a project's durable events, kept in every replica for the life of the process: as
- * columns, an entry materialised when asked for. One object per event (100k events, 100k objects of
- * eleven fields) is what a major collection has to mark again and again, and those collections were
- * the p99 tail of a replica serving searches.
- */
-class EventColumns {
-  private readonly eventIds: string[] = [];
-  private readonly memoryIds: (string | null)[] = [];
-  private readonly visibleTo: (string | null)[] = [];
-  private readonly subjectIds: (string | null)[] = [];
-  private readonly types: EventType[] = [];
-  private readonly statuses: EventStatus[] = [];
-  /** NaN for none. */
-  private engineSeqs = new Float64Array(1024);
-  private redactedFlags = new Uint8Array(1024);
-
-  get length(): number {
-    return this.eventIds.length;
-  }
-
-  push(e: EventEntry): void {
-    const i = this.eventIds.length;
-    if (i === this.engineSeqs.length) {
-      const seqs = new Float64Array(i * 2);
-      seqs.set(this.engineSeqs);
-      this.engineSeqs = seqs;
-      const flags = new Uint8Array(i * 2);
-      flags.set(this.redactedFlags);
-      this.redactedFlags = flags;
-    }
-    this.eventIds.push(e.event_id);
-    this.memoryIds.push(e.memory_id);
-    this.visibleTo.push(e.visible_to);
-    this.subjectIds.push(e.subject_id);
-    this.types.push(e.type);
-    this.statuses.push(e.status);
-    this.engineSeqs[i] = e.engine_seq ?? NaN;
-    this.redactedFlags[i] = e.redacted ? 1 : 0;
-  }
-
-  /** The entry of `seq` (1-based), a fresh object. */
-  at(seq: number): EventEntry {
-    const i = seq - 1;
-    const engineSeq = this.engineSeqs[i]!;
-    return {
-      seq,
-      event_id: this.eventIds[i]!,
-      type: this.types[i]!,
-      status: this.statuses[i]!,
-      memory_id: this.memoryIds[i]!,
-      visible_to: this.visibleTo[i]!,
-      engine_seq: Number.isNaN(engineSeq) ? null : engineSeq,
-      subject_id: this.subjectIds[i]!,
-      redacted: this.redactedFlags[i] === 1,
-      offset: -1,
-      length: 0,
-    };
-  }
-
-  markRedacted(seq: number): void {
-    if (seq >= 1 && seq <= this.length) this.redactedFlags[seq - 1] = 1;
-  }
-}
 
 export class PgEventLog implements ProjectEventLog {
   private readonly entries = new EventColumns();
   private readonly sharedValues = new Map<string, string>();
   private readonly byId = new Map<string, number>();
   private readonly lastOfMemory = new Map<string, number>();
-  private pending: { input: EventInput; event_id: string; created_at: string }[] = [];
+  private pending: PendingEvent[] = [];
   private readonly durableListeners: ((entries: readonly EventEntry[]) => void)[] = [];
   private chain: Promise<unknown> = Promise.resolve();
   /** The flush queued behind the running one, shared by everyone who asks meanwhile. */
@@ -212,7 +122,7 @@ export class PgEventLog implements ProjectEventLog {
   private async insertIn(tx: SqlQueryable, inputs: readonly EventInput[], fresh: boolean): Promise<void> {
     if (inputs.length === 0) return;
     const created_at = new Date().toISOString();
-    if ((await this.insert(tx, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })), fresh)) > 0) this.fannedOutElsewhere = true;
+    if ((await insertEvents(tx, this.projectId, this.hooks, inputs.map((input) => ({ input, event_id: uuidv7(), created_at })), fresh)) > 0) this.fannedOutElsewhere = true;
   }
 
   /**
@@ -249,7 +159,7 @@ export class PgEventLog implements ProjectEventLog {
     if (batch.length > 0) {
       let fannedOut = 0;
       try {
-        fannedOut = await this.db.transaction((tx) => this.insert(tx, batch));
+        fannedOut = await this.db.transaction((tx) => insertEvents(tx, this.projectId, this.hooks, batch, false));
       } catch (err) {
         this.pending.unshift(...batch);
         throw err;
@@ -257,44 +167,6 @@ export class PgEventLog implements ProjectEventLog {
       if (fannedOut > 0) this.hooks?.committed();
     }
     await this.sync();
-  }
-
-  /**
-   * Insert a batch under the head row, raising it in the same statement (which also reads what
-   * the commit hooks need); returns what the hooks did in the transaction. `fresh`: the batch's
-   * engine seqs were just given out, so no event stands for them yet.
-   */
-  private async insert(tx: SqlQueryable, batch: typeof this.pending, fresh = false): Promise<number> {
-    let seq = await lockEventHead(tx, this.projectId);
-    const engineSeqs = batch.map((b) => b.input.engine_seq).filter((s): s is number => s !== undefined);
-    const taken = new Set<number>();
-    if (engineSeqs.length > 0 && !fresh) {
-      const r = await tx.query<{ engine_seq: string | number }>(`SELECT engine_seq FROM ms_events WHERE project_id = $1 AND engine_seq = ANY($2::bigint[])`, [this.projectId, engineSeqs]);
-      for (const row of r.rows) taken.add(Number(row.engine_seq));
-    }
-    const cols: unknown[][] = [[], [], [], [], [], [], [], [], [], []];
-    const inserted: Pick<EventEntry, 'seq' | 'event_id' | 'type' | 'visible_to'>[] = [];
-    for (const b of batch) {
-      const i = b.input;
-      if (i.engine_seq !== undefined) {
-        if (taken.has(i.engine_seq)) continue;
-        taken.add(i.engine_seq);
-      }
-      seq++;
-      const values = [seq, b.event_id, i.type, i.status, i.memory_id ?? null, i.visible_to, i.engine_seq ?? null, i.subject_id ?? null, JSON.stringify(i.data ?? null), b.created_at];
-      values.forEach((v, k) => cols[k]!.push(v));
-      inserted.push({ seq, event_id: b.event_id, type: i.type, visible_to: i.visible_to });
-    }
-    if (cols[0]!.length === 0) return 0;
-    const read = this.hooks?.read;
-    const r = await tx.query(
-      `WITH e AS (INSERT INTO ms_events (project_id, seq, event_id, type, status, memory_id, visible_to, engine_seq, subject_id, data, created_at)
-                  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::json[], $11::text[])),
-            h AS (UPDATE ms_event_heads SET last_seq = $12 WHERE project_id = $1)
-       ${read ?? 'SELECT 1 WHERE false'}`,
-      [this.projectId, ...cols, seq],
-    );
-    return this.hooks ? this.hooks.inTransaction(tx, this.projectId, inserted, read ? r.rows : undefined) : 0;
   }
 
   /**

@@ -10,7 +10,7 @@
  *   before got a seq at or below `from_seq`, one that commits after sees the webhook.
  */
 import { uuidv7, type SqlClient, type SqlQueryable } from '../engine/index.js';
-import { lockEventHead } from './pg-event-log.js';
+import { lockEventHead } from './pg-event-insert.js';
 import type { EventEntry, ProjectEventLog } from './event-log.js';
 import { matchesPatterns, visibleTo } from './event-types.js';
 import { DB_NOW_MS } from './pg-state.js';
