@@ -1,6 +1,6 @@
 /**
  * The one configuration schema: every key's env name, default, allowed values and meaning.
- * The README's configuration table is generated from `CONFIG_SCHEMA` (scripts/gen-config-table).
+ * The README's configuration table is generated from `CONFIG_SCHEMA` (scripts/config-table.ts).
  * Env is read only through `loadConfig`; callers pass the environment in (tests pass their own).
  */
 import os from 'node:os';
