@@ -17,6 +17,8 @@ export interface RawEntry {
   timestamp?: string;
   message?: { id?: string; role?: string; content?: unknown };
   toolUseResult?: unknown;
+  /** The session's working folder when the line was written. */
+  cwd?: string;
   /** `queue-operation` lines: `enqueue` (with `content`), `dequeue`, `remove`, `popAll`. */
   operation?: string;
   content?: unknown;
@@ -71,10 +73,25 @@ const TERMINAL_CODE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`,
 export function shellOutputText(text: string): string {
   return text.replace(/<\/?bash-(?:stdout|stderr)>/g, '\n').replace(TERMINAL_CODE, '').trim();
 }
+
 /** The tool a slash command's expansion is read as (a turn whose `path` is the command, "/start"). */
 export const COMMAND_TOOL = 'Command';
 /** Claude Code's own commands that ask something: their expansion is Claude Code's text, the same in every project. */
-export const BUILT_IN_COMMANDS: ReadonlySet<string> = new Set(['/init', '/review', '/security-review', '/pr-comments']);
+const BUILT_IN_COMMANDS: ReadonlySet<string> = new Set(['/init', '/review', '/security-review', '/pr-comments']);
+/** The first line of a skill's expansion: where the skill lives. */
+const SKILL_BASE = /^Base directory for this skill: (.+)$/m;
+
+/**
+ * Whether a slash command's expansion is the project's own instructions: not Claude Code's
+ * built-ins, not a plugin's command ("/plugin:command") and not a skill that lives outside the
+ * session's folder (the user's `~/.claude/skills`, a plugin's cache). Those are the same in every
+ * project, and the user's own tooling is not the project's to share.
+ */
+export function projectInstructions(command: string, expansion: string, cwd: string | undefined): boolean {
+  if (BUILT_IN_COMMANDS.has(command) || command.includes(':')) return false;
+  const base = SKILL_BASE.exec(expansion)?.[1]?.trim();
+  return !base || (!!cwd && (base === cwd || base.startsWith(`${cwd.replace(/[\\/]+$/, '')}/`)));
+}
 
 /**
  * The prompt a slash command stands for ("/start eng-2228"), from its echo

@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import { isProjectDocument } from './documents.js';
 import { activeBranch, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, BUILT_IN_COMMANDS, COMMAND_NOISE, COMMAND_TOOL, commandPrompt, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, commandPrompt, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, projectInstructions, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -150,7 +150,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (!expansion || !prompt) return [];
     const name = prompt.split(' ')[0]!;
     const asked: Turn = { uuid: e.uuid ?? null, role: 'user', text: prompt, ...ts(e), kind: promptKind };
-    return BUILT_IN_COMMANDS.has(name) ? [asked] : [asked, { uuid: null, role: 'tool', text: expansion, tool: COMMAND_TOOL, ok: true, path: name, ...ts(e) }];
+    return projectInstructions(name, expansion, e.cwd) ? [asked, { uuid: null, role: 'tool', text: expansion, tool: COMMAND_TOOL, ok: true, path: name, ...ts(e) }] : [asked];
   };
   const tools = new Map<string, { name: string; input: unknown }>();
   let lastAssistant: { id: string; turn: Turn } | null = null;

@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, BUILT_IN_COMMANDS, commandPrompt, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, commandPrompt, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, projectInstructions, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -75,7 +75,7 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   // A slash command whose expansion follows asked something: the command is the prompt, and its
   // expansion what the Command tool read.
   const asking = askingCommands(parsed);
-  const builtIn = (e: Entry): boolean => BUILT_IN_COMMANDS.has(commandPrompt(blockText(e.message?.content))?.split(' ')[0] ?? '');
+  const instructions = (e: Entry): boolean => projectInstructions(commandPrompt(blockText(e.message?.content))?.split(' ')[0] ?? '', asking.get(e.uuid ?? '') ?? '', e.cwd);
   const rewound = rewoundLines(entries);
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
@@ -94,13 +94,13 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
           if (shellOutputText(content)) c.tool++;
         } else if (e.uuid && asking.has(e.uuid)) {
           c.user++;
-          if (!builtIn(e)) c.tool++;
+          if (instructions(e)) c.tool++;
         } else if (!noise(content)) c.user++;
       } else if (Array.isArray(content)) {
         for (const b of content as { type?: string; text?: string; content?: unknown }[]) {
           if (b?.type === 'text' && e.uuid && asking.has(e.uuid)) {
             c.user++;
-            if (!builtIn(e)) c.tool++;
+            if (instructions(e)) c.tool++;
           } else if (b?.type === 'text' && b.text?.trim() && !noise(b.text)) c.user++;
           else if (b?.type === 'tool_result') {
             // A background agent's launch acknowledgement: its report comes later, in a notification.

@@ -382,7 +382,7 @@ describe('readTranscript', () => {
     assert.deepEqual([c.user, c.tool], [3, 1]);
   });
 
-  it('reads a slash command that asks something (its expansion follows) as the prompt "/name args" and its expansion as what the Command tool read, never the user’s words (not for Claude Code’s own /review); a local command is no prompt', () => {
+  it('reads a slash command that asks something (its expansion follows) as the prompt "/name args" and its expansion as what the Command tool read, never the user’s words (only the project’s own: not Claude Code’s /review, a skill of the user’s, a plugin’s command); a local command is no prompt', () => {
     const meta = (uuid: string, parent: string, content: unknown): string => line({ type: 'user', uuid, parentUuid: parent, isMeta: true, message: { role: 'user', content } });
     const text =
       user('c1', null, '<command-message>start</command-message>\n<command-name>/start</command-name>\n<command-args>eng-2228</command-args>') +
@@ -393,7 +393,16 @@ describe('readTranscript', () => {
       user('o2', 'c2', '<local-command-stdout>Set model to opus</local-command-stdout>') +
       line({ type: 'user', uuid: 'c3', parentUuid: 'o2', message: { role: 'user', content: [{ type: 'text', text: '<command-name>review</command-name><command-args></command-args>' }] } }) +
       meta('x3', 'c3', 'Review the pull request on this branch.') +
-      asst('a3', 'x3', 'msg_3', [{ type: 'text', text: 'Reviewed: two findings.' }]);
+      asst('a3', 'x3', 'msg_3', [{ type: 'text', text: 'Reviewed: two findings.' }]) +
+      line({ type: 'user', uuid: 'c4', parentUuid: 'a3', cwd: '/home/u/app', message: { role: 'user', content: '<command-name>/commit</command-name><command-args></command-args>' } }) +
+      meta('x4', 'c4', 'Base directory for this skill: /home/u/.claude/skills/commit\n\nAlways sign commits.') +
+      asst('a4', 'x4', 'msg_4', [{ type: 'text', text: 'Committed.' }]) +
+      line({ type: 'user', uuid: 'c5', parentUuid: 'a4', cwd: '/home/u/app', message: { role: 'user', content: '<command-name>/release</command-name><command-args></command-args>' } }) +
+      meta('x5', 'c5', 'Base directory for this skill: /home/u/app/.claude/skills/release\n\nTag from main only.') +
+      asst('a5', 'x5', 'msg_5', [{ type: 'text', text: 'Tagged.' }]) +
+      user('c6', 'a5', '<command-name>/superpowers:brainstorm</command-name><command-args>the api</command-args>') +
+      meta('x6', 'c6', 'Invoke the superpowers:brainstorming skill and follow it exactly.') +
+      asst('a6', 'x6', 'msg_6', [{ type: 'text', text: 'Brainstormed.' }]);
     const f = path.join(tempDir('tr-'), 't.jsonl');
     fs.writeFileSync(f, text);
     assert.deepEqual(
@@ -404,10 +413,18 @@ describe('readTranscript', () => {
         ['assistant', null, null, 'Worktree ready at .claude/worktrees/eng-2228.'],
         ['user', 'prompt', null, '/review'],
         ['assistant', null, null, 'Reviewed: two findings.'],
+        ['user', 'prompt', null, '/commit'],
+        ['assistant', null, null, 'Committed.'],
+        ['user', 'prompt', null, '/release'],
+        ['tool', 'Command', '/release', 'Base directory for this skill: /home/u/app/.claude/skills/release\n\nTag from main only.'],
+        ['assistant', null, null, 'Tagged.'],
+        ['user', 'prompt', null, '/superpowers:brainstorm the api'],
+        ['assistant', null, null, 'Brainstormed.'],
       ],
     );
-    // /review is Claude Code's own: its expansion says nothing about the project.
-    assert.deepEqual([census(text).user, census(text).tool], [2, 1]);
+    // Only the project's own instructions are read: not Claude Code's /review, not a skill of the
+    // user's ~/.claude, not a plugin's command (the same in every project).
+    assert.deepEqual([census(text).user, census(text).tool], [5, 2]);
   });
 
   it('keeps a streamed assistant message one turn when a prompt was typed between its lines', () => {
