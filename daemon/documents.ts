@@ -12,9 +12,10 @@
  *   same text read again writes nothing, a changed text replaces the record;
  * - what was written is one record per write (a Write's whole text, an Edit's new text);
  * - the instructions of a project's slash command the user ran (a custom command's, a skill's: the
- *   expansion Claude Code sends in its place; `projectInstructions`) are one record per command
- *   ("Command: /start"), replaced when they change: how the project does a recurring task is often
- *   written down only there, and a later session does not have it unless that command is run again.
+ *   expansion Claude Code sends in its place; which ones, `askingCommands` in transcript-lines.ts)
+ *   are one record per command ("Command: /start"), replaced when they change: how the project does
+ *   a recurring task is often written down only there, and a later session does not have it unless
+ *   that command is run again.
  *
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */

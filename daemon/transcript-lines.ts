@@ -87,7 +87,7 @@ const SKILL_BASE = /^Base directory for this skill: (.+)$/m;
  * session's folder (the user's `~/.claude/skills`, a plugin's cache). Those are the same in every
  * project, and the user's own tooling is not the project's to share.
  */
-export function projectInstructions(command: string, expansion: string, cwd: string | undefined): boolean {
+function projectInstructions(command: string, expansion: string, cwd: string | undefined): boolean {
   if (BUILT_IN_COMMANDS.has(command) || command.includes(':')) return false;
   const base = SKILL_BASE.exec(expansion)?.[1]?.trim();
   return !base || (!!cwd && (base === cwd || base.startsWith(`${cwd.replace(/[\\/]+$/, '')}/`)));
@@ -97,30 +97,42 @@ export function projectInstructions(command: string, expansion: string, cwd: str
  * The prompt a slash command stands for ("/start eng-2228"), from its echo
  * (`<command-name>/start</command-name> … <command-args>eng-2228</command-args>`); null for any other text.
  */
-export function commandPrompt(text: string): string | null {
-  const name = /<command-name>\s*([^<]*?)\s*<\/command-name>/.exec(text)?.[1];
-  if (!name) return null;
+function commandPrompt(text: string): { prompt: string; name: string } | null {
+  const raw = /<command-name>\s*([^<]*?)\s*<\/command-name>/.exec(text)?.[1];
+  if (!raw) return null;
+  const name = raw.startsWith('/') ? raw : `/${raw}`;
   const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1]?.trim() ?? '';
-  return `${name.startsWith('/') ? name : `/${name}`}${args ? ` ${args}` : ''}`;
+  return { prompt: `${name}${args ? ` ${args}` : ''}`, name };
+}
+
+/** A slash command that asked the agent something. */
+export interface AskingCommand {
+  /** What the user typed: "/start eng-2228". */
+  prompt: string;
+  /** The command: "/start". */
+  name: string;
+  /** Its expansion when that is the project's own instructions (`projectInstructions`), else null. */
+  instructions: string | null;
 }
 
 /**
- * The slash commands that asked the agent something, by the uuid of their echo, with Claude Code's
- * expansion of each: a meta user line of text under the echo (a custom command's or a skill's
+ * The slash commands that asked the agent something, by the uuid of their echo: those Claude Code
+ * expanded, writing a meta user line of text under the echo (a custom command's or a skill's
  * instructions, /init's). Built-in commands that run locally (/clear, /model, /cost) print their
  * output instead and ask nothing.
  */
-export function askingCommands(entries: readonly RawEntry[]): Map<string, string> {
+export function askingCommands(entries: readonly RawEntry[]): Map<string, AskingCommand> {
   const expansions = new Map<string, string>();
   for (const e of entries) {
     if (e.type !== 'user' || !e.isMeta || !e.parentUuid) continue;
     const text = blockText(e.message?.content).trim();
     if (text && !COMMAND_NOISE.test(text)) expansions.set(e.parentUuid, text);
   }
-  const out = new Map<string, string>();
+  const out = new Map<string, AskingCommand>();
   for (const e of entries) {
     const expansion = e.uuid ? expansions.get(e.uuid) : undefined;
-    if (e.type === 'user' && expansion && commandPrompt(blockText(e.message?.content))) out.set(e.uuid!, expansion);
+    const command = e.type === 'user' && expansion ? commandPrompt(blockText(e.message?.content)) : null;
+    if (command) out.set(e.uuid!, { ...command, instructions: projectInstructions(command.name, expansion!, e.cwd) ? expansion! : null });
   }
   return out;
 }

@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import { isProjectDocument } from './documents.js';
 import { activeBranch, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, commandPrompt, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, projectInstructions, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -144,13 +144,11 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
   // A slash command that asks something is the user's prompt ("/start eng-2228"); its expansion,
   // the command's instructions, is what the Command "tool" read (documents.ts keeps it).
   const asking = askingCommands(entries);
-  const command = (e: RawEntry, text: string): Turn[] => {
-    const expansion = e.uuid ? asking.get(e.uuid) : undefined;
-    const prompt = expansion ? commandPrompt(text) : null;
-    if (!expansion || !prompt) return [];
-    const name = prompt.split(' ')[0]!;
-    const asked: Turn = { uuid: e.uuid ?? null, role: 'user', text: prompt, ...ts(e), kind: promptKind };
-    return projectInstructions(name, expansion, e.cwd) ? [asked, { uuid: null, role: 'tool', text: expansion, tool: COMMAND_TOOL, ok: true, path: name, ...ts(e) }] : [asked];
+  const command = (e: RawEntry): Turn[] => {
+    const c = e.uuid ? asking.get(e.uuid) : undefined;
+    if (!c) return [];
+    const asked: Turn = { uuid: e.uuid ?? null, role: 'user', text: c.prompt, ...ts(e), kind: promptKind };
+    return c.instructions ? [asked, { uuid: null, role: 'tool', text: c.instructions, tool: COMMAND_TOOL, ok: true, path: c.name, ...ts(e) }] : [asked];
   };
   const tools = new Map<string, { name: string; input: unknown }>();
   let lastAssistant: { id: string; turn: Turn } | null = null;
@@ -187,7 +185,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (e.type !== 'user' || e.isMeta) continue;
     if (typeof content === 'string') {
       lastAssistant = null;
-      if (COMMAND_NOISE.test(content)) turns.push(...command(e, content));
+      if (COMMAND_NOISE.test(content)) turns.push(...command(e));
       else if (!INTERRUPTED.test(content.trim())) {
         const t = typed(e, content);
         if (t) turns.push(t);
@@ -226,7 +224,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
         turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...ts(e) });
       } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
-        const asked = COMMAND_NOISE.test(b.text) ? command(e, b.text) : null;
+        const asked = COMMAND_NOISE.test(b.text) ? command(e) : null;
         if (asked?.length === 0) continue;
         lastAssistant = null;
         if (asked) turns.push(...asked);

@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, commandPrompt, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, projectInstructions, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -75,7 +75,6 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   // A slash command whose expansion follows asked something: the command is the prompt, and its
   // expansion what the Command tool read.
   const asking = askingCommands(parsed);
-  const instructions = (e: Entry): boolean => projectInstructions(commandPrompt(blockText(e.message?.content))?.split(' ')[0] ?? '', asking.get(e.uuid ?? '') ?? '', e.cwd);
   const rewound = rewoundLines(entries);
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
@@ -88,19 +87,20 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
         c.assistant++;
       }
     } else if (e.type === 'user') {
+      const command = e.uuid ? asking.get(e.uuid) : undefined;
       if (typeof content === 'string') {
         // A shell-mode command's output is tool output (when it printed anything).
         if (SHELL_OUTPUT.test(content)) {
           if (shellOutputText(content)) c.tool++;
-        } else if (e.uuid && asking.has(e.uuid)) {
+        } else if (command) {
           c.user++;
-          if (instructions(e)) c.tool++;
+          if (command.instructions) c.tool++;
         } else if (!noise(content)) c.user++;
       } else if (Array.isArray(content)) {
         for (const b of content as { type?: string; text?: string; content?: unknown }[]) {
-          if (b?.type === 'text' && e.uuid && asking.has(e.uuid)) {
+          if (b?.type === 'text' && command) {
             c.user++;
-            if (instructions(e)) c.tool++;
+            if (command.instructions) c.tool++;
           } else if (b?.type === 'text' && b.text?.trim() && !noise(b.text)) c.user++;
           else if (b?.type === 'tool_result') {
             // A background agent's launch acknowledgement: its report comes later, in a notification.
