@@ -44,6 +44,12 @@ export class PgResidentView {
     if (forget) this.viewChange = 0;
   }
 
+  /** Let go of the view and of the scan's runtime session (a later search opens another). */
+  async close(): Promise<void> {
+    this.drop();
+    await this.src.scan.close();
+  }
+
   /**
    * The resident view, brought up to the database's latest committed change first: by a catch-up
    * that starts after this call, so it sees every write committed before the search began.

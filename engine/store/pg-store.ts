@@ -120,7 +120,7 @@ export class PgStore implements MemoryStore {
 
   async close(): Promise<void> {
     this.opened = false;
-    this.resident.drop();
+    await this.resident.close();
   }
 
   /** Run `fn` in every transaction that writes versions (append, rewrite), before it commits; null stops. */

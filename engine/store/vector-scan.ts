@@ -83,6 +83,14 @@ export function rowDot(matrix: Float32Array, row: number, query: Float32Array): 
   return d;
 }
 
+/** Runtime sessions opened by scans and not yet released, over the whole process. */
+let liveSessions = 0;
+
+/** How many scans hold a runtime session now (each holds one from its first large scan until `close`). */
+export function liveScanSessions(): number {
+  return liveSessions;
+}
+
 export class VectorScan {
   private session: Promise<Session> | null = null;
   /** Why the runtime could not be used (then every scan runs in JavaScript). */
@@ -102,6 +110,7 @@ export class VectorScan {
       enableCpuMemArena: false,
       extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
     })).then((s) => {
+      liveSessions++;
       removeOnnxDebugLog();
       return s;
     });
@@ -160,6 +169,9 @@ export class VectorScan {
   async close(): Promise<void> {
     const s = this.session;
     this.session = null;
-    if (s) await (await s.catch(() => null))?.release();
+    const opened = s ? await s.catch(() => null) : null;
+    if (!opened) return;
+    liveSessions--;
+    await opened.release();
   }
 }

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import path from 'node:path';
 import { FakeEmbedder, LanceStore, PgStore, pgPoolClient, type MemoryStore, type SqlClient } from '../../engine/index.js';
 import { sharedPostgres, skipWithoutPostgres } from '../helpers/postgres.js';
+import { liveScanSessions } from '../../engine/store/vector-scan.js';
 import { pgliteClient } from '../helpers/pglite.js';
 import { row } from '../helpers/rows.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -61,6 +62,31 @@ describe('PgStore', { skip }, () => {
     await v.open();
     assert.equal(v.vectorPath, 'pgvector');
     await v.close();
+  });
+
+  it('releases its vector scan runtime session when closed, and opens another when searched again', async () => {
+    // 700 rows × 384 dimensions is past what a JavaScript loop scans, so the search loads the runtime.
+    const dim = 384;
+    const unit = (seed: number): Float32Array => {
+      const v = Float32Array.from({ length: dim }, (_, i) => Math.sin(seed * 7.3 + i));
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    const s = new PgStore({ db, store: 'scan-release', dim });
+    await s.open();
+    await s.append(Array.from({ length: 700 }, (_, i) => row({ content: `scan row ${i}`, vector: unit(i), embed_model: 'm' })));
+    const before = liveScanSessions();
+    const probe = async (): Promise<string | undefined> =>
+      (await s.search({ text: null, vector: unit(42), model: 'm', filter: {}, validAt: Date.now() + 10_000, limit: 3 }))[0]?.row.content;
+    assert.equal(await probe(), 'scan row 42');
+    assert.equal(liveScanSessions(), before + 1, 'the search opened a runtime session');
+    await s.close();
+    assert.equal(liveScanSessions(), before, 'close released it');
+    await s.open();
+    assert.equal(await probe(), 'scan row 42');
+    assert.equal(liveScanSessions(), before + 1);
+    await s.close();
+    assert.equal(liveScanSessions(), before);
   });
 
   it('trims the change log at most once a minute (upkeep runs every 16 commits), and when forced', async () => {
