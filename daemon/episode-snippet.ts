@@ -3,7 +3,8 @@
  * SNIPPET_CHARS. The stored block stays whole, for search (episodes.ts).
  */
 import { informativeTerms, termForm } from '../engine/index.js';
-import { clip, collapse } from './episodes.js';
+import { squeeze } from '../engine/index.js';
+import { clip } from './episodes.js';
 
 /** Longest episode text injected: the head and the passage that matches the prompt. */
 export const SNIPPET_CHARS = 900;
@@ -49,8 +50,8 @@ export interface Snippet {
 
 /** `episodeSnippet` with the passages it showed for the query. */
 export function snippetOf(content: string, query: string, max = SNIPPET_CHARS): Snippet {
-  if (collapse(content).length <= max) return { text: collapse(content), passages: [] };
-  const units = content.split('\n').flatMap(passagesOfLine).map(collapse).filter(Boolean);
+  if (squeeze(content).length <= max) return { text: squeeze(content), passages: [] };
+  const units = content.split('\n').flatMap(passagesOfLine).map(squeeze).filter(Boolean);
   const head = clip(units[0] ?? '', HEAD_CHARS);
   // Terms compared as the relevance floor compares them ("stored" and "store" alike).
   const termsOf = (text: string): string[] => informativeTerms(text).map(termForm);

@@ -15,7 +15,7 @@
  * oldest are forgotten); recall weighs them below extracted facts, takes one block per episode and
  * injects at most MAX_EPISODES_INJECTED per prompt (episode-rows.ts).
  */
-import { contentHash, isNarration, isQuestion, sentences, type MemoryEngine, type VersionRow } from '../engine/index.js';
+import { contentHash, isNarration, isQuestion, sentences, squeeze, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { EPISODE_META, isDocument } from './episode-rows.js';
 import type { Turn } from './transcript.js';
 
@@ -57,17 +57,16 @@ export interface EpisodeDraft {
   root?: string;
 }
 
-export const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
 /** Runs of spaces folded and blank lines dropped, line breaks kept (they bound a snippet's passages). */
 export const tidy = (text: string): string =>
   text
     .split('\n')
-    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .map(squeeze)
     .filter(Boolean)
     .join('\n');
 
 export function clip(text: string, max: number): string {
-  const t = collapse(text);
+  const t = squeeze(text);
   return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
 }
 
@@ -210,7 +209,7 @@ export function episodeBlocks(d: EpisodeDraft): string[] {
   if (noted) sections.push({ label: 'Noted', text: noted });
   // A long request (a plan to implement, a spec, pasted findings) is kept whole after the outcome:
   // the user's words are never cut, and its head alone would lose what the plan decided.
-  if (collapse(d.request).length > MAX_REQUEST) sections.push({ label: 'Request', text: tidy(d.request) });
+  if (squeeze(d.request).length > MAX_REQUEST) sections.push({ label: 'Request', text: tidy(d.request) });
   return blocksOf(head, sections, `${verb} (continued): ${clip(d.request, MAX_REQUEST_CONTINUED)}`);
 }
 

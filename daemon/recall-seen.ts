@@ -8,6 +8,7 @@
  * prompt recall opens with the block SessionStart used to show. Kept in memory: after a daemon
  * restart a memory may be shown once more, never lost.
  */
+import { squeeze } from '../engine/index.js';
 
 /** Sessions remembered at most (least recently recalled dropped first). */
 const MAX_SESSIONS = 500;
@@ -35,12 +36,12 @@ export interface SeenMemories {
 
 /** The start of a memory as the context block prints it (whitespace folded). */
 function shownKey(content: string): string {
-  return content.replace(/\s+/g, ' ').trim().slice(0, 80);
+  return squeeze(content).slice(0, 80);
 }
 
 /** One passage of a memory shown in part. */
 function passageKey(memoryId: string, passage: string): string {
-  return `${memoryId}\u0000${passage.replace(/\s+/g, ' ').trim().slice(0, 120)}`;
+  return `${memoryId}\u0000${squeeze(passage).slice(0, 120)}`;
 }
 
 export class RecalledPerSession {

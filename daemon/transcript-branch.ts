@@ -3,6 +3,7 @@
  * rewound branch and keeps parallel ones, the first copy of a line written twice, and the prompts
  * Claude Code handed to a running turn (transcript.ts reads them into turns).
  */
+import { squeeze } from '../engine/index.js';
 import { AGENT_NOTICE, blockText, INTERRUPTED, writtenByClaudeCode, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 function isMessage(e: RawEntry): boolean {
@@ -114,7 +115,6 @@ export function firstCopies(entries: RawEntry[]): RawEntry[] {
   });
 }
 
-const norm = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /**
  * What a prompt typed while the agent was working says, when Claude Code handed it to the running
@@ -149,7 +149,7 @@ export function handedToTurn(entries: readonly RawEntry[]): Map<RawEntry, string
 export function withQueuedPrompts(all: readonly RawEntry[], kept: RawEntry[]): RawEntry[] {
   const handed = handedToTurn(all);
   if (handed.size === 0) return kept;
-  const typed = new Set(all.filter(isTypedPrompt).map((e) => norm(blockText(e.message?.content))));
+  const typed = new Set(all.filter(isTypedPrompt).map((e) => squeeze(blockText(e.message?.content))));
   const keptSet = new Set(kept);
   const out: RawEntry[] = [];
   let waiting: RawEntry[] = [];
@@ -164,7 +164,7 @@ export function withQueuedPrompts(all: readonly RawEntry[], kept: RawEntry[]): R
       out.push(e);
     }
     const text = handed.get(e);
-    if (text && !typed.has(norm(text))) waiting.push({ type: 'user', timestamp: e.timestamp, message: { role: 'user', content: text } });
+    if (text && !typed.has(squeeze(text))) waiting.push({ type: 'user', timestamp: e.timestamp, message: { role: 'user', content: text } });
   }
   return [...out, ...waiting];
 }

@@ -2,6 +2,7 @@
  * Turn a scored sentence into memory content: drop conversational fillers and markers at the
  * edges, keep the statement as stated (first-person plural stays "we"), end it cleanly.
  */
+import { squeeze } from '../text/content.js';
 import { isKnownTool } from './synonyms.js';
 
 const LEADING =
@@ -10,7 +11,7 @@ const TRAILING = /,\s*(?:please|thanks|thank you|ok|okay|right|yes|yeah|correct|
 const EMOTICON = /\s*(?::\)|:-\)|:D|;\))\s*$/;
 
 export function cleanContent(sentence: string): string {
-  let s = sentence.replace(/\s+/g, ' ').trim();
+  let s = squeeze(sentence);
   s = s.replace(EMOTICON, '');
   s = s.replace(TRAILING, '');
   s = s.replace(LEADING, '');

@@ -3,6 +3,7 @@
  * into one labelled block within a token budget. The block is wrapped in <memory-context> tags,
  * which the extractor recognizes so injected context is never captured again.
  */
+import { squeeze } from '../text/content.js';
 
 export interface ContextItem {
   content: string;
@@ -37,7 +38,7 @@ export function estimateTokens(text: string): number {
 }
 
 function line(item: ContextItem, maxItemChars: number): string {
-  const text = item.content.replace(/\s+/g, ' ').trim();
+  const text = squeeze(item.content);
   const clipped = text.length > maxItemChars ? `${text.slice(0, maxItemChars - 1).trimEnd()}…` : text;
   const date = item.updated_at ? ` (${new Date(item.updated_at).toISOString().slice(0, 10)})` : '';
   return `- [${item.category}] ${clipped}${date}`;

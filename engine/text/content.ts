@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import { EngineError } from '../errors.js';
 
+/** `text` on one line: every run of whitespace (newlines included) one space, none at either end. */
+export function squeeze(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /** Canonical form for exact-duplicate detection: NFKC, case-folded, whitespace collapsed. */
 export function normalizeContent(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+  return squeeze(text.normalize('NFKC').toLowerCase());
 }
 
 /** Hash of the normalized content; equal hashes mean exact duplicates. */
