@@ -34,7 +34,7 @@ export const MAX_DOCUMENT_BLOCKS = 6;
  * released, deployed; "what does CI run" is answered there and often nowhere else).
  */
 const PROJECT_FILE =
-  /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|package\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|Cargo\.toml|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|Dockerfile|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|\.markdownlint[\w.-]*)$|[\\/]\.github[\\/]workflows[\\/][^\\/]+\.ya?ml$/i;
+  /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|package\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|Cargo\.toml|pyproject\.toml|(?:build|settings)\.gradle(?:\.kts)?|gradle\.properties|pom\.xml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|Dockerfile|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|\.markdownlint[\w.-]*)$|[\\/]\.github[\\/]workflows[\\/][^\\/]+\.ya?ml$/i;
 /** Markdown documents. */
 const DOCUMENT_FILE = /\.(?:md|mdx|markdown)$/i;
 /** Not the project's: Claude Code's own files (transcripts, saved tool output, plans, installed plugins), dependencies. */
