@@ -21,10 +21,17 @@ const KNOWN_TOOL_IN_USE = new RegExp(`\\bwe (?:use|run|build with|deploy with|re
 
 const cue = (category: Category, weight: number, re: RegExp, personal = false): Cue => ({ category, weight, re, personal });
 
+/**
+ * After "decided" or "agreed": the decision only referred to, in a clause about something else
+ * ("except the folders we already decided to omit)", "the plan we agreed on."): its verb has no
+ * object, so what was decided is not in the sentence.
+ */
+const ONLY_REFERRED = String.raw`(?!\s+(?:to\s+\w+|on|upon)\s*(?:[).,;!?]|$))`;
+
 const CUES: readonly Cue[] = [
   cue('decision', 0.9, /^(?:decision|decided)\s*[:–-]/i),
-  cue('decision', 0.85, /\b(?:i|we)(?:'ve| have)? (?:finally |just |now )?decided\b|\bdecided (?:to|on|that|against)\b/i),
-  cue('decision', 0.85, /\b(?:we|i)(?:'ve| have)? (?:all )?agreed\b|\bagreed (?:to|on|that)\b/i),
+  cue('decision', 0.85, new RegExp(String.raw`\b(?:i|we)(?:'ve| have)? (?:finally |just |now )?decided\b${ONLY_REFERRED}|\bdecided${ONLY_REFERRED} (?:to|on|that|against)\b`, 'i')),
+  cue('decision', 0.85, new RegExp(String.raw`\b(?:we|i)(?:'ve| have)? (?:all )?agreed\b${ONLY_REFERRED}|\bagreed${ONLY_REFERRED} (?:to|on|that)\b`, 'i')),
   cue('decision', 0.8, /\blet'?s (?:go with|use|switch|stick with|move to|adopt|keep|drop|pick|standardi[sz]e on|migrate)\b/i),
   // Not on what is in front of the user ("then we will deploy it", "we'll keep that for now").
   cue('decision', 0.75, /\bwe(?:'ll| will|'re going to| are going to| shall)\s+(?:\w+ly\s+)?(?:use|go with|switch|stick with|move|adopt|keep|drop|migrate|standardi[sz]e|store|expose|deploy|replace|rely on)\b(?!\s+(?:it|this|that|them)\b\s*(?:[.!?,;]|$|(?:then|now|later|first|for now|when|once|after|afterwards|too|as well)\b))/i),

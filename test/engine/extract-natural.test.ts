@@ -57,6 +57,17 @@ describe('extraction on natural text', () => {
     assert.ok(!got.some((c) => c.space === 'personal'), 'a conditional preference stays in its project');
   });
 
+  it('takes no decision from a request that only refers to one, and no rule from a clause whose "never" has its subject before it', async () => {
+    const referred = await extract([user('Run it for real on the whole repository (except those files/folders we already decided to ommit)'), user('Skip the folders we agreed on.')]);
+    assert.deepEqual(referred, [], 'what was decided is not in the sentence');
+    const stated = await extract([user('we decided to use pnpm for installs.'), user('We agreed on trunk based development.')]);
+    assert.deepEqual(stated.map((c) => c.category), ['decision', 'decision']);
+    const recap =
+      "   - Solved: Using an isolated git worktree + untracked config-file copy to safely preview formatting behavior on a branch/config combination that never actually coexisted in the real repo history, without disturbing the current branch's uncommitted state.";
+    assert.ok(!splitSentences(recap).some((s) => /^never\b/i.test(s)), JSON.stringify(splitSentences(recap)));
+    assert.deepEqual(await extract([user(recap)]), []);
+  });
+
   it('stores no wish with a question typed after it, nothing done to "anything" or "that", and no taste bound to a case as personal', async () => {
     const asked = await extract([
       user('I just want the reviewers to have more relevant context to help them, do they need the ast'),
