@@ -13,6 +13,8 @@ export interface StoredMemory {
   episode: boolean;
   /** Whose words an extracted memory came from (the extractor's `speaker`: user, assistant …). */
   speaker?: string;
+  /** The session whose capture wrote its current version (`eval-<fixture>` for a replayed fixture). */
+  session?: string;
 }
 
 /** One item a recall hook put in front of the agent. */

@@ -55,6 +55,18 @@ export function setOf(labels: Pick<Labels, 'holdout' | 'unseen' | 'newest' | 'se
   return labels.newest ? 'newest' : labels.unseen ? 'unseen' : labels.holdout ? 'holdout' : 'tuned';
 }
 
+/**
+ * The set a stored memory is scored in: that of the fixture whose replayed session wrote it (two
+ * sets may hold sessions of one repository); one written otherwise, that of its repository's
+ * fixtures (`repoName`: the labels' name of its repository), else tuned.
+ */
+export function memorySets(fixtures: readonly Pick<Fixture, 'name' | 'labels'>[]): (m: Pick<StoredMemory, 'session'>, repoName: string | null) => SetName {
+  const setOfRepo = new Map<string, SetName>();
+  for (const f of fixtures) if (!setOfRepo.has(f.labels.repo) || f.labels.holdout === false) setOfRepo.set(f.labels.repo, setOf(f.labels));
+  const setOfSession = new Map(fixtures.map((f) => [`eval-${f.name}`, setOf(f.labels)]));
+  return (m, repoName) => setOfSession.get(m.session ?? '') ?? (repoName ? (setOfRepo.get(repoName) ?? 'tuned') : 'tuned');
+}
+
 /** The sets to report, in column order: the legacy ones first, then the others by name. */
 export function setColumns(sets: Readonly<Record<SetName, SetScores>>): SetName[] {
   const others = Object.keys(sets)
@@ -144,7 +156,17 @@ function currentMemories(exportText: string): StoredMemory[] {
   for (const { line } of last.values()) {
     if (line.deleted === true || line.valid_to) continue;
     const meta = (line.metadata ?? {}) as Record<string, unknown>;
-    out.push({ memory_id: String(line.memory_id), content: String(line.content), category: String(line.category), space: String(line.space), repo: (line.repo as string | null) ?? null, episode: meta.kind === 'episode', ...(typeof meta.speaker === 'string' ? { speaker: meta.speaker } : {}) });
+    const session = (line.source as { session_id?: unknown } | undefined)?.session_id;
+    out.push({
+      memory_id: String(line.memory_id),
+      content: String(line.content),
+      category: String(line.category),
+      space: String(line.space),
+      repo: (line.repo as string | null) ?? null,
+      episode: meta.kind === 'episode',
+      ...(typeof meta.speaker === 'string' ? { speaker: meta.speaker } : {}),
+      ...(typeof session === 'string' ? { session } : {}),
+    });
   }
   return out;
 }
@@ -288,12 +310,10 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
       if (asMemory || recoveredByEpisode.has(`${f.name}:${fact.id}`)) s.factsRecovered++;
     }
   }
-  // Memories belong to the set of the fixtures of their repository (a repository has one set).
-  const setOfRepo = new Map<string, SetName>();
-  for (const f of fixtures) if (!setOfRepo.has(f.labels.repo) || f.labels.holdout === false) setOfRepo.set(f.labels.repo, setOf(f.labels));
+  const setOfMemory = memorySets(fixtures);
   for (const m of memories) {
     const name = repoNameOf(m.repo);
-    const set = name ? (setOfRepo.get(name) ?? 'tuned') : 'tuned';
+    const set = setOfMemory(m, name);
     const s = scores[set]!;
     const labels = name ? (byRepo.get(name) ?? []) : [...byRepo.values()].flat();
     if (m.episode) {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadFixtures } from '../../scripts/eval/session-replay.js';
 import { emptyScores } from '../../scripts/eval/session-score.js';
-import { evaluate, renderTables, setColumns, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
+import { evaluate, memorySets, renderTables, setColumns, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
 
 const FIXTURES = ['vsla-2cba43de', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix'];
 
@@ -60,6 +60,18 @@ describe('real sessions, replayed through hooks.json', () => {
     const md = renderTables(result(0), 'npm run eval:sessions', 3);
     assert.match(md, /answer in the agent’s context[^\n]*\| 75% \(3\/4\) \|/, 'the hook row counts answers shown earlier in the session');
     assert.match(md, /this very prompt[^\n]*\| 50% \(2\/4\) \|/);
+  });
+
+  it('scores a memory in the set of the fixture whose session wrote it, when two sets hold sessions of one repository', () => {
+    const labels = (set: string) => ({ fixture: '', holdout: true, set, repo: 'discourse-graph', facts: [], questions: [], oneOff: [] });
+    const setOfMemory = memorySets([
+      { name: 'dg-e9bb47d2', labels: labels('blind-21') },
+      { name: 'dg-823de576', labels: labels('blind-23') },
+    ]);
+    assert.equal(setOfMemory({ session: 'eval-dg-e9bb47d2' }, 'discourse-graph'), 'blind-21');
+    assert.equal(setOfMemory({ session: 'eval-dg-823de576' }, 'discourse-graph'), 'blind-23');
+    assert.equal(setOfMemory({}, 'discourse-graph'), 'blind-21', 'written by no replayed session: its repository’s first set');
+    assert.equal(setOfMemory({ session: 'eval-other' }, null), 'tuned');
   });
 
   it('reports a set named in the labels (`"set": "blind-1"`) in a column named after it, after the legacy sets', () => {
