@@ -15,11 +15,16 @@
  *   expansion Claude Code sends in its place; which ones, `askingCommands` in transcript-lines.ts)
  *   are one record per command ("Command: /start"), replaced when they change: how the project does
  *   a recurring task is often written down only there, and a later session does not have it unless
- *   that command is run again.
+ *   that command is run again;
+ * - Claude Code's compaction summary is one record per session ("Summary: the conversation before
+ *   compaction, session 1a2b3c4d"), its recap sections only (`summaryRecap`), replaced by the
+ *   session's next summary (which retells the earlier one): what the compacted conversation
+ *   established, in one place, when its turns were captured elsewhere or not at all (a session
+ *   resumed after compaction, capture paused or installed later).
  *
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
-import type { MemoryEngine, VersionRow } from '../engine/index.js';
+import { summaryRecap, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { EPISODE_META } from './episode-rows.js';
 import { addEpisodeRecord, blocksOf, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
 import { COMMAND_TOOL } from './transcript-lines.js';
@@ -52,7 +57,7 @@ export function isKeptWhenRead(path: string): boolean {
 
 export interface DocumentDraft {
   path: string;
-  verb: 'Read' | 'Wrote' | 'Edited' | 'Command';
+  verb: 'Read' | 'Wrote' | 'Edited' | 'Command' | 'Summary';
   text: string;
 }
 
@@ -64,7 +69,10 @@ export function withoutLineNumbers(text: string): string {
     .join('\n');
 }
 
-/** The documents of flushed turns: the project's files read (isKeptWhenRead), slash commands' instructions, Markdown written or edited. */
+/** What a compaction summary's record is called (with its session). */
+const SUMMARY_NAME = 'the conversation before compaction';
+
+/** The documents of flushed turns: the project's files read (isKeptWhenRead), slash commands' instructions, compaction summaries, Markdown written or edited. */
 export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   const out: DocumentDraft[] = [];
   for (const t of turns) {
@@ -73,6 +81,9 @@ export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
       if (text) out.push({ path: t.path, verb: 'Read', text });
     } else if (t.role === 'tool' && t.tool === COMMAND_TOOL && t.path && t.text.trim()) {
       out.push({ path: t.path, verb: 'Command', text: t.text.trim() });
+    } else if (t.role === 'assistant' && t.kind === 'summary') {
+      const text = summaryRecap(t.text);
+      if (text) out.push({ path: SUMMARY_NAME, verb: 'Summary', text });
     } else if (t.role === 'assistant') {
       for (const w of t.writes ?? []) if (w.text.trim()) out.push({ path: w.path, verb: w.edit ? 'Edited' : 'Wrote', text: w.text.trim() });
     }
@@ -80,8 +91,9 @@ export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   return out;
 }
 
-/** What a document is called in its repository: a file's path there, a command's name. */
-function documentName(d: DocumentDraft, root?: string): string {
+/** What a document is called in its repository: a file's path there, a command's name, a summary's session. */
+function documentName(d: DocumentDraft, root?: string, session?: string): string {
+  if (d.verb === 'Summary') return session ? `${d.path}, session ${session.slice(0, 8)}` : d.path;
   return d.verb === 'Command' ? d.path : projectPath(d.path, root, 3);
 }
 
@@ -89,8 +101,8 @@ function documentName(d: DocumentDraft, root?: string): string {
  * A document as the blocks of one record, each headed by what was done to which file (from inside
  * the repository's folder `root` when its path passes through it, else its last three segments).
  */
-export function documentBlocks(d: DocumentDraft, root?: string): string[] {
-  const name = documentName(d, root);
+export function documentBlocks(d: DocumentDraft, root?: string, session?: string): string[] {
+  const name = documentName(d, root, session);
   return blocksOf([`${d.verb}: ${name}`], [{ label: 'Text', text: tidy(d.text) }], `${d.verb} (continued): ${name}`).slice(0, MAX_DOCUMENT_BLOCKS);
 }
 
@@ -102,18 +114,18 @@ export async function recordDocuments(engine: MemoryEngine, turns: readonly Turn
   let written = 0;
   const root = repoFolder(scope.repo);
   for (const d of documentDrafts(turns)) {
-    const blocks = documentBlocks(d, root);
+    const blocks = documentBlocks(d, root, scope.run_id);
     // A document is keyed by its name in the repository: the same file read in another checkout or a
     // worktree is the same document. (Records written before were keyed by the absolute path.)
-    const name = documentName(d, root);
+    const name = documentName(d, root, scope.run_id);
     const existing: VersionRow[] = [];
     for (const doc of new Set([name, d.path])) {
       const filter = { repo: scope.repo, category: 'note' as const, metadata: { ...EPISODE_META, doc, verb: d.verb } };
       existing.push(...(await engine.list({ filter, limit: 200 })).results);
     }
     if (existing.some((r) => r.content === blocks[0])) continue;
-    // A document read again (a command run again) with another text: what it says now replaces what it said.
-    if (d.verb === 'Read' || d.verb === 'Command') for (const r of existing) await engine.delete(r.memory_id);
+    // A document read again (a command run again, a session compacted again) with another text: what it says now replaces what it said.
+    if (d.verb !== 'Wrote' && d.verb !== 'Edited') for (const r of existing) await engine.delete(r.memory_id);
     const rows = await addEpisodeRecord(engine, scope, blocks, { doc: name, verb: d.verb });
     written += rows.length;
   }

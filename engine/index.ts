@@ -48,6 +48,7 @@ export { scopeFilter, mergeFilters, repoScope } from './search/scope.js';
 export { confidentForgetMatch, requiredCoverage, splitForgetMatches, termCoverage, FORGET_ALL_TERMS_UP_TO, FORGET_MIN_COVERAGE, FORGET_MIN_SCORE } from './search/forget-floor.js';
 export type { ScopeContext } from './search/scope.js';
 export { contentHash, normalizeContent, splitBlocks, squeeze } from './text/content.js';
+export { summaryRecap } from './extract/compact-summary.js';
 export { terms, words } from './text/tokenize.js';
 export { cosine } from './vector.js';
 export { CATEGORIES, SPACES, SCOPES, SOURCE_KINDS } from './types.js';

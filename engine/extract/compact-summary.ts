@@ -33,3 +33,31 @@ export function lastingSummary(text: string): string {
   }
   return out.join('\n');
 }
+
+/** Sections of the outline that say what the earlier conversation established, in the order a recap keeps them. */
+const RECAP_ORDER = ['primary request and intent', 'key technical concepts', 'errors and fixes', 'problem solving', 'files and code sections'];
+
+/**
+ * The summary as a recap of what the compacted conversation established: what was asked and
+ * insisted on, the concepts, errors and fixes, how problems were solved, then the files (the
+ * longest section, last); without the opening line, the quoted user messages and what was pending,
+ * under way or next at the moment of compaction. A summary without the outline is kept whole.
+ */
+export function summaryRecap(text: string): string {
+  const sections = new Map<string, string[]>();
+  let current: string[] | null = null;
+  for (const line of text.split(/\r?\n/)) {
+    const name = OUTLINE_HEADING.exec(line)?.[1]?.trim();
+    if (name && OUTLINE_NAMES.test(name)) {
+      current = [`${name}:`];
+      sections.set(name.toLowerCase().replace(/ steps?$/, ' step'), current);
+      continue;
+    }
+    current?.push(line);
+  }
+  if (sections.size === 0) return text.trim();
+  return RECAP_ORDER.flatMap((n) => {
+    const lines = sections.get(n);
+    return lines && lines.slice(1).some((l) => l.trim()) ? [lines.join('\n').trim()] : [];
+  }).join('\n\n');
+}

@@ -121,6 +121,51 @@ describe('project documents', () => {
     assert.deepEqual(candidates, []);
   });
 
+  it('keeps a compaction summary’s recap as one record per session, replaced by its next summary, and search finds what the compacted conversation established', async () => {
+    const e = await engine();
+    const summary = (limit: number): string =>
+      [
+        'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.',
+        '',
+        'Summary:',
+        '1. Primary Request and Intent:',
+        '   - Switch the .clang-format to the Linux kernel style with 2-space indentation (spaces, not tabs).',
+        '2. Key Technical Concepts:',
+        `   - ColumnLimit ${limit}; AttributeMacros [GKYL_CU_DH] so CUDA signatures parse.`,
+        '3. Files and Code Sections:',
+        '   - ci/format-all.sh: strips trailing commas, then runs clang-format 18.1.8 on tracked C files.',
+        '4. Errors and fixes:',
+        '   - clang-format has no BasedOnStyle: Linux; the kernel config is written out in full instead.',
+        '6. All user messages:',
+        '   - "yes do it"',
+        '7. Pending Tasks:',
+        '   - Reformat the vlasov folder.',
+        '8. Current Work:',
+        '   - Editing ci/add-trailing-commas.py.',
+      ].join('\n');
+    const entries = (text: string, id: string): RawEntry[] => [
+      { type: 'user', uuid: `s${id}`, parentUuid: null, isCompactSummary: true, message: { role: 'user', content: text } },
+      { type: 'user', uuid: `u${id}`, parentUuid: `s${id}`, message: { role: 'user', content: 'carry on' } },
+      { type: 'assistant', uuid: `a${id}`, parentUuid: `u${id}`, message: { id: `m${id}`, role: 'assistant', content: [{ type: 'text', text: 'Done.' }] } },
+    ];
+    const [draft] = documentDrafts(toTurns(entries(summary(80), '1')));
+    assert.equal(draft?.verb, 'Summary');
+    assert.deepEqual(
+      draft.text.split('\n').filter((l) => l.endsWith(':')),
+      ['Primary Request and Intent:', 'Key Technical Concepts:', 'Errors and fixes:', 'Files and Code Sections:'],
+      'the recap sections, the files last; not the opening line, the quoted messages, what was pending or under way',
+    );
+    assert.doesNotMatch(draft.text, /continued from a previous|yes do it|vlasov|add-trailing-commas/);
+    assert.equal(await recordDocuments(e, toTurns(entries(summary(80), '1')), scope), 1);
+    assert.equal(await recordDocuments(e, toTurns(entries(summary(80), '1')), scope), 0, 'the same summary again');
+    assert.equal(await recordDocuments(e, toTurns(entries(summary(100), '2')), scope), 1, 'compacted again');
+    assert.equal(await recordDocuments(e, toTurns(entries(summary(120), '3')), { ...scope, run_id: 's2' }), 1, 'another session');
+    const docs = (await e.list({ filter: { repo: scope.repo, category: 'note' }, limit: 10 })).results.map((r) => r.content.split('\n')[0]).sort();
+    assert.deepEqual(docs, ['Summary: the conversation before compaction, session s1', 'Summary: the conversation before compaction, session s2']);
+    const hits = (await e.search({ query: 'which clang-format version does format-all.sh run', filter: { repo: scope.repo }, top_k: 1 })).results;
+    assert.match(hits[0]?.row.content ?? '', /^Summary: the conversation before compaction[^]*clang-format 18\.1\.8/);
+  });
+
   it('keeps one record of a file read in the repository and in a worktree of it, and replaces a record keyed by its absolute path', async () => {
     const e = await engine();
     const readAt = (p: string, text: string): Turn[] => [turn('user', 'what did we decide?', { kind: 'prompt' }), turn('tool', text, { tool: 'Read', path: p })];
