@@ -5,8 +5,9 @@
  * messages, 7. Pending Tasks, 8. Current Work, 9. Optional Next Step. Some of its sections hold
  * what lasts (what the user asked for and insisted on, errors and their fixes, how problems were
  * solved); the others describe the work at the moment of compaction: a list of topics, a change log
- * per file, what was pending, what was under way, what to do next. Those belong to the session's
- * episodes, never to extracted memories. "All user messages" quotes prompts the reader has already
+ * per file, what was pending, what was under way, what to do next. Those never become extracted
+ * memories; the summary's own record (`summaryRecap`, kept by the daemon's documents) holds the
+ * topics and files beside the lasting sections. "All user messages" quotes prompts the reader has already
  * read where they were typed, beside the question each one answered; quoted again without that
  * context ("A. is fine", a brainstorm's list of fragments) they only make junk.
  */
