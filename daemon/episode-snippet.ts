@@ -2,8 +2,7 @@
  * What recall shows of an episode block: its head and the passages that answer the prompt, within
  * SNIPPET_CHARS. The stored block stays whole, for search (episodes.ts).
  */
-import { informativeTerms, termForm } from '../engine/index.js';
-import { squeeze } from '../engine/index.js';
+import { informativeTerms, squeeze, termForm } from '../engine/index.js';
 import { clip } from './episodes.js';
 
 /** Longest episode text injected: the head and the passage that matches the prompt. */

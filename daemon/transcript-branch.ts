@@ -115,7 +115,6 @@ export function firstCopies(entries: RawEntry[]): RawEntry[] {
   });
 }
 
-
 /**
  * What a prompt typed while the agent was working says, when Claude Code handed it to the running
  * turn: such a prompt is written only as a `queue-operation` line (`enqueue`, its text in

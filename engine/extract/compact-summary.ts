@@ -51,7 +51,7 @@ export function summaryRecap(text: string): string {
     const name = OUTLINE_HEADING.exec(line)?.[1]?.trim();
     if (name && OUTLINE_NAMES.test(name)) {
       current = [`${name}:`];
-      sections.set(name.toLowerCase().replace(/ steps?$/, ' step'), current);
+      sections.set(name.toLowerCase(), current);
       continue;
     }
     current?.push(line);
