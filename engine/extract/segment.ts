@@ -220,10 +220,14 @@ export const RUN_ON_CHARS = 240;
  * Where a run-on sentence may be split: before a connective that starts a new statement. "never" or
  * "always" goes on with the clause before it when it comes before a participle ("a case by case
  * basis, never assumed, never inferred") or after its own subject ("a combination that never
- * coexisted", "the cache always expires"): only the clause it starts would be kept, a rule it is not.
+ * coexisted", "it always expires"): only the clause it starts would be kept, a rule it is not.
  */
-const CLAUSE =
-  /(?:[,;:]\s+|\s+[-–—]\s+|\s+)(?=(?:and then|but|so|also|instead(?! of)|then|plus|and (?:i|we|you|dont|don't|do not|never|always|use|make)|i (?:want|need|only|prefer|like|dont|don't)|we (?:need|should|use|want|dont|don't)|dont|don't|do not|please)\b)|(?<!\b(?:that|which|who|it|they|he|she|this|these|those|will|would|should|could|can|must|is|are|was|were|has|have|had|almost|nearly))(?:[,;:]\s+|\s+[-–—]\s+|\s+)(?=(?:never|always)(?!\s+\w+(?:ed|en)\b)\b)/gi;
+const CLAUSE_GAP = String.raw`(?:[,;:]\s+|\s+[-–—]\s+|\s+)`;
+const CLAUSE = new RegExp(
+  String.raw`${CLAUSE_GAP}(?=(?:and then|but|so|also|instead(?! of)|then|plus|and (?:i|we|you|dont|don't|do not|never|always|use|make)|i (?:want|need|only|prefer|like|dont|don't)|we (?:need|should|use|want|dont|don't)|dont|don't|do not|please)\b)` +
+    String.raw`|(?<!\b(?:that|which|who|it|they|he|she|this|these|those|will|would|should|could|can|must|is|are|was|were|has|have|had|almost|nearly))${CLAUSE_GAP}(?=(?:never|always)(?!\s+\w+(?:ed|en)\b)\b)`,
+  'gi',
+);
 
 /**
  * A sentence end typed without its space ("room sound.Another thing is …"): a word of lower-case
