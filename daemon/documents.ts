@@ -116,10 +116,11 @@ export async function recordDocuments(engine: MemoryEngine, turns: readonly Turn
   for (const d of documentDrafts(turns)) {
     const blocks = documentBlocks(d, root, scope.run_id);
     // A document is keyed by its name in the repository: the same file read in another checkout or a
-    // worktree is the same document. (Records written before were keyed by the absolute path.)
+    // worktree is the same document. (A file's records written before were keyed by its absolute path;
+    // a summary has only ever been keyed by its session.)
     const name = documentName(d, root, scope.run_id);
     const existing: VersionRow[] = [];
-    for (const doc of new Set([name, d.path])) {
+    for (const doc of new Set(d.verb === 'Summary' ? [name] : [name, d.path])) {
       const filter = { repo: scope.repo, category: 'note' as const, metadata: { ...EPISODE_META, doc, verb: d.verb } };
       existing.push(...(await engine.list({ filter, limit: 200 })).results);
     }
