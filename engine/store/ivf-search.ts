@@ -14,11 +14,11 @@ import { rowDot } from './vector-scan.js';
  * 2√n lists: recall@10 against the exact scan 0.975 at 4%, 0.98 at 5% (recall@20 0.97), 0.985 at 6%.
  */
 export const IVF_SCAN_SHARE = 0.05;
-export const IVF_MIN_SCAN = 1024;
+const IVF_MIN_SCAN = 1024;
 /** Past this share of the rows read (a filter few rows pass), the whole matrix is scanned instead. */
 const IVF_MAX_SCAN_SHARE = 0.3;
 /** Candidates (× the search's limit, at least IVF_RERANK_MIN) scored exactly after the int8 pass. */
-export const IVF_RERANK = 4;
+const IVF_RERANK = 4;
 const IVF_RERANK_MIN = 64;
 
 /** How far an approximate search reads: `rows` of the index's model, `scanShare` of them (see IVF_SCAN_SHARE). */
