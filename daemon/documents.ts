@@ -10,6 +10,9 @@
  * - a document read is one record per file of the repository (by its path there, so the same file
  *   read in a worktree is the same document), its text as it was read (line numbers dropped); the
  *   same text read again writes nothing, a changed text replaces the record;
+ * - an issue or pull request the assistant read with its description (`gh issue view 12`, a tracker's
+ *   MCP `get_issue`; tracker-items.ts) is one record per item ("Read: pull request #493"), replaced
+ *   when it is read again with another text: what a change decided and why, what an issue asks for;
  * - what was written is one record per write (a Write's whole text, an Edit's new text);
  * - the instructions of a project's slash command the user ran (a custom command's, a skill's: the
  *   expansion Claude Code sends in its place; which ones, `askingCommands` in transcript-lines.ts)
@@ -72,13 +75,15 @@ export function withoutLineNumbers(text: string): string {
 /** What a compaction summary's record is called (with its session). */
 const SUMMARY_NAME = 'the conversation before compaction';
 
-/** The documents of flushed turns: the project's files read (isKeptWhenRead), slash commands' instructions, compaction summaries, Markdown written or edited. */
+/** The documents of flushed turns: the project's files read (isKeptWhenRead), issues and pull requests read, slash commands' instructions, compaction summaries, Markdown written or edited. */
 export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   const out: DocumentDraft[] = [];
   for (const t of turns) {
     if (t.role === 'tool' && t.tool === 'Read' && t.ok !== false && t.path && isKeptWhenRead(t.path)) {
       const text = withoutLineNumbers(t.text).trim();
       if (text) out.push({ path: t.path, verb: 'Read', text });
+    } else if (t.role === 'tool' && t.item && t.ok !== false) {
+      out.push({ path: t.item.name, verb: 'Read', text: t.item.text });
     } else if (t.role === 'tool' && t.tool === COMMAND_TOOL && t.path && t.text.trim()) {
       out.push({ path: t.path, verb: 'Command', text: t.text.trim() });
     } else if (t.role === 'assistant' && t.kind === 'summary') {
@@ -91,7 +96,7 @@ export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   return out;
 }
 
-/** What a document is called in its repository: a file's path there, a command's name, a summary's session. */
+/** What a document is called in its repository: a file's path there, an issue's or pull request's name, a command's name, a summary's session. */
 function documentName(d: DocumentDraft, root?: string, session?: string): string {
   if (d.verb === 'Summary') return session ? `${d.path}, session ${session.slice(0, 8)}` : d.path;
   return d.verb === 'Command' ? d.path : projectPath(d.path, root, 3);

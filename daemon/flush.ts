@@ -113,7 +113,9 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
     ...t,
     text: redact(t.text).text,
     ...(t.task ? { task: redact(t.task).text } : {}),
+    ...(t.title ? { title: redact(t.title).text } : {}),
     ...(t.writes ? { writes: t.writes.map((w) => ({ ...w, text: redact(w.text).text })) } : {}),
+    ...(t.item ? { item: { name: t.item.name, text: redact(t.item.text).text } } : {}),
   }));
   const extractTurns: ExtractTurn[] = clean.map((t) => ({
     role: t.role,

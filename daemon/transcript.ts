@@ -20,6 +20,7 @@
  */
 import fs from 'node:fs';
 import { isProjectDocument } from './documents.js';
+import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, withQueuedPrompts } from './transcript-branch.js';
 import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
@@ -52,6 +53,8 @@ export interface Turn {
   writes?: DocumentWrite[];
   /** The file a Read tool result shows (tool turns). */
   path?: string;
+  /** The issue or pull request a tool result shows, with its description (tool turns; tracker-items.ts). */
+  item?: TrackerItem;
 }
 
 export interface DocumentWrite {
@@ -222,7 +225,8 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
           continue;
         }
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
-        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...ts(e) });
+        const item = call && !b.is_error ? trackerItem(call.name, call.input, text) : null;
+        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
       } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
         const asked = COMMAND_NOISE.test(b.text) ? command(e) : null;
         if (asked?.length === 0) continue;
