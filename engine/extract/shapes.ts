@@ -50,10 +50,12 @@ export function isForecast(sentence: string): boolean {
 }
 
 /**
- * Picking the one in front of the user ("let's use this one instead"): a choice among what is on
- * screen, whatever durability word it holds ("instead"), unless it says it lasts ("from now on").
+ * Picking the one in front of the user ("let's use this one instead", "let's go with option B",
+ * "let's do your recommendation"): a choice among what is on screen, meaningless without it and
+ * whatever durability word it holds ("instead"), unless it says it lasts ("from now on").
  */
-const PICKS_AT_HAND = /\blet(?:'s|s| us) (?:go with|use|keep|pick|stick with|take) (?:this|that|the (?:first|second|third|last|other|new|old)) one\b/i;
+const PICKS_AT_HAND =
+  /\blet(?:'s|s| us) (?:go with|use|keep|pick|stick with|take|do|choose) (?:(?:this|that|the (?:first|second|third|last|other|new|old)) one\b|(?:the |your )?(?:option|choice|approach|variant|alternative|proposal|plan) (?:[a-z]|\d{1,2}|one|two|three|four)\b|(?:your|the) (?:recommendation|suggestion|rec)\b)/i;
 const LASTS = /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule)\b/i;
 
 export function picksAtHand(sentence: string): boolean {

@@ -57,6 +57,24 @@ describe('extraction on natural text', () => {
     assert.ok(!got.some((c) => c.space === 'personal'), 'a conditional preference stays in its project');
   });
 
+  it('stores no request bound to the task at hand or to a moment, nor a pick among options on screen; the same said to last is a rule', async () => {
+    const bound = await extract([
+      user("Let's use the staging database for this test."),
+      user("Let's use the style guide agent for this."),
+      user("Don't commit yet."),
+      user("Don't push until I say so."),
+      user("Let's go with option B."),
+      user("let's do your recommendation"),
+      user('Keep the old endpoint for the time being.'),
+    ]);
+    assert.deepEqual(bound, []);
+    const lasting = await extract([user("Let's use Postgres for the event store, not Mongo."), user("From now on, don't merge until I review it.")]);
+    assert.deepEqual(
+      lasting.map((c) => c.category),
+      ['decision', 'convention'],
+    );
+  });
+
   it('takes no decision from a request that only refers to one, and no rule from a clause whose "never" has its subject before it', async () => {
     const referred = await extract([user('Run it for real on the whole repository (except those files/folders we already decided to ommit)'), user('Skip the folders we agreed on.')]);
     assert.deepEqual(referred, [], 'what was decided is not in the sentence');
