@@ -21,10 +21,14 @@ const MIN_TEXT = 200;
 
 /** `gh issue view …` / `gh pr view …` and its arguments, up to the end of that command. */
 const GH_VIEW = /\bgh\s+(issue|pr)\s+view\b([^;&|\n]*)/;
-/** A tracker MCP tool that reads one issue or pull request (by the tool's own name). */
-const MCP_READ = /^mcp__.+__(?:get_issue|issue_read|get_pull_request|pull_request_read)$/i;
+/**
+ * A tracker MCP tool that reads one issue or pull request, by the tool's own name: GitHub's
+ * `get_issue` / `issue_read` / `get_pull_request` / `pull_request_read`, Linear's `get_issue`,
+ * Jira's `getJiraIssue` (Atlassian's server) or `jira_get_issue`.
+ */
+const MCP_READ = /^mcp__.+__(?:get_?issue|issue_read|get_?jira_?issue|jira_get_issue|get_?pull_?request|pull_request_read)$/i;
 /** Where an MCP read's input names the item. */
-const ID_FIELDS = ['id', 'identifier', 'issueId', 'issue_id', 'issue_number', 'issueNumber', 'pullNumber', 'pull_number', 'number'] as const;
+const ID_FIELDS = ['id', 'identifier', 'issueIdOrKey', 'issue_key', 'issueKey', 'issueId', 'issue_id', 'issue_number', 'issueNumber', 'pullNumber', 'pull_number', 'number'] as const;
 
 /** The item a tool call read, when it is an issue or pull request read whose description came back; else null. */
 export function trackerItem(tool: string, input: unknown, output: string): TrackerItem | null {
@@ -84,8 +88,10 @@ function jsonObject(output: string): Record<string, unknown> | null {
  */
 function describe(output: string, parsed: Record<string, unknown> | null = jsonObject(output)): string {
   if (!parsed) return output.trim();
-  const body = parsed.body ?? parsed.description;
+  // Jira keeps them under `fields` (its title is the summary).
+  const item = parsed.fields && typeof parsed.fields === 'object' ? { ...parsed, ...(parsed.fields as Record<string, unknown>) } : parsed;
+  const body = item.body ?? item.description;
   if (typeof body !== 'string') return '';
-  const title = typeof parsed.title === 'string' ? parsed.title.trim() : '';
-  return [title, body.trim()].filter(Boolean).join('\n\n');
+  const title = [item.title, item.summary].find((t): t is string => typeof t === 'string');
+  return [title?.trim(), body.trim()].filter(Boolean).join('\n\n');
 }

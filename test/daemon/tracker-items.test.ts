@@ -63,6 +63,11 @@ describe('issues and pull requests read', () => {
       text: `Link support for text shapes\n\n${BODY}`,
     });
     assert.equal(trackerItem('mcp__github__get_pull_request', { owner: 'acme', repo: 'stream', pullNumber: 30 }, JSON.stringify({ title: 'Default voice', body: BODY }))?.name, 'pull request #30');
+    assert.deepEqual(trackerItem('mcp__atlassian__getJiraIssue', { cloudId: 'c1', issueIdOrKey: 'PAY-81' }, JSON.stringify({ key: 'PAY-81', fields: { summary: 'Refunds over the limit', description: BODY } })), {
+      name: 'issue PAY-81',
+      text: `Refunds over the limit\n\n${BODY}`,
+    });
+    assert.equal(trackerItem('mcp__github__issue_read', { method: 'get', owner: 'acme', repo: 'stream', issue_number: 492 }, JSON.stringify({ title: 'Overwrite mode', body: BODY }))?.name, 'issue #492');
   });
 
   it('is not a document when the read shows no description: state, checks, comments, a browser, a file, too short, another command', () => {
@@ -78,6 +83,8 @@ describe('issues and pull requests read', () => {
     assert.equal(bash('git log --oneline', BODY), null);
     assert.equal(trackerItem('mcp__github__pull_request_read', { method: 'get_reviews', pullNumber: 30 }, JSON.stringify({ body: BODY })), null, 'its reviews, not the item');
     assert.equal(trackerItem('mcp__linear-server__list_issues', { query: 'eslint' }, JSON.stringify({ description: BODY })), null);
+    assert.equal(trackerItem('mcp__github__issue_read', { method: 'get_comments', issue_number: 492 }, JSON.stringify({ body: BODY })), null);
+    assert.equal(trackerItem('mcp__atlassian__getJiraIssue', { issueIdOrKey: 'PAY-81' }, JSON.stringify({ key: 'PAY-81', fields: { summary: 'x', description: { type: 'doc', content: [] } } })), null, 'a description in a shape it cannot read');
     assert.equal(trackerItem('Read', { file_path: '/r/README.md' }, BODY), null);
   });
 
