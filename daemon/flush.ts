@@ -96,7 +96,7 @@ export function readAhead(s: LiveSession): void {
     s.buffered = [];
     s.offset = 0;
   }
-  s.buffered.push(...r.turns);
+  s.buffered.push(...r.turns, ...r.agents.map((t): Turn => ({ ...t, sidechain: true })));
   s.readOffset = r.offset;
 }
 
@@ -104,9 +104,11 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   const readFrom = s.offset;
   if (deps.readTranscript !== false) readAhead(s);
   const pending = [...s.pending];
-  const agents = deps.readTranscript !== false ? subagentTurns(pending) : [];
+  // Subagents' conversations: an older client's written inline in the transcript, a newer one's in their own files.
+  const agents = [...s.buffered.filter((t) => t.sidechain), ...(deps.readTranscript !== false ? subagentTurns(pending) : [])];
   const agentText = new Set(agents.filter((t) => t.role === 'assistant').map((t) => contentHash(t.text)));
-  const own = mergeTurns(s.buffered, journalTurns(pending)).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
+  const read = s.buffered.filter((t) => !t.sidechain);
+  const own = mergeTurns(read, journalTurns(pending)).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
   const turns = [...own, ...agents];
   // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
   const clean: Turn[] = turns.map((t) => ({

@@ -100,6 +100,42 @@ export function activeBranch(entries: RawEntry[], opts: ReadOptions = {}): RawEn
 }
 
 /**
+ * The subagent conversations an older client (Claude Code 1.0) wrote inline, as sidechain lines of
+ * the session's own transcript (newer clients give each subagent a file of its own): one list of
+ * lines per conversation, by the root its parentUuid chain goes back to, in file order.
+ */
+export function inlineSidechains(entries: readonly RawEntry[]): RawEntry[][] {
+  const side = entries.filter((e) => e.isSidechain);
+  const byId = new Map<string, RawEntry>();
+  for (const e of side) if (e.uuid) byId.set(e.uuid, e);
+  const roots = new Map<RawEntry, RawEntry>();
+  const rootOf = (e: RawEntry): RawEntry => {
+    const path: RawEntry[] = [];
+    let cur = e;
+    for (;;) {
+      const known = roots.get(cur);
+      if (known) {
+        cur = known;
+        break;
+      }
+      path.push(cur);
+      const p = parentOf(cur);
+      const parent = p ? byId.get(p) : undefined;
+      if (!parent || path.includes(parent)) break;
+      cur = parent;
+    }
+    for (const x of path) roots.set(x, cur);
+    return cur;
+  };
+  const groups = new Map<RawEntry, RawEntry[]>();
+  for (const e of side) {
+    const root = rootOf(e);
+    groups.set(root, [...(groups.get(root) ?? []), e]);
+  }
+  return [...groups.values()];
+}
+
+/**
  * A resumed session's transcript may hold its history twice: Claude Code writes the earlier
  * messages again under new uuids, with the same timestamps, message ids and content. Only the
  * first copy of each is kept (pieces of one streamed message differ in content, so all stay).

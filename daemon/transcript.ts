@@ -9,7 +9,8 @@
  * the compaction summary becomes a turn of its own. A rewind (a user prompt written again from an
  * earlier point) drops the abandoned branch; every other side branch (parallel tool calls and
  * their results, streamed pieces of one assistant message) is kept. Sidechain (subagent) lines are
- * left out of a session's transcript; a subagent's own transcript (`agent-<id>.jsonl`, every line
+ * left out of a session's turns (an older client's inline subagent conversations are read apart, as
+ * `agents`); a subagent's own transcript (`agent-<id>.jsonl`, every line
  * a sidechain) is read with `{ agent: true }`, its prompts being the parent agent's task. What a
  * subagent reports back (the Task / Agent tool's result, or a background agent's
  * `<task-notification>` result) is a `report` turn, never a prompt. AskUserQuestion answers become
@@ -21,7 +22,7 @@
 import fs from 'node:fs';
 import { isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
-import { activeBranch, withQueuedPrompts } from './transcript-branch.js';
+import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
 import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
@@ -55,6 +56,8 @@ export interface Turn {
   path?: string;
   /** The issue or pull request a tool result shows, with its description (tool turns; tracker-items.ts). */
   item?: TrackerItem;
+  /** A turn of a subagent conversation an older client wrote inline (`ReadResult.agents`), as buffered for a flush. */
+  sidechain?: true;
 }
 
 export interface DocumentWrite {
@@ -66,6 +69,11 @@ export interface DocumentWrite {
 
 export interface ReadResult {
   turns: Turn[];
+  /**
+   * The subagent conversations an older client wrote inline (sidechain lines of this transcript),
+   * read like a subagent's own transcript (`{ agent: true }`): each opens with its task.
+   */
+  agents: Turn[];
   /** Cursor after the last complete line read. */
   offset: number;
   /** The file shrank or was replaced: reading restarted from the beginning. */
@@ -81,7 +89,7 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions =
   try {
     fd = fs.openSync(file, 'r');
   } catch {
-    return { turns: [], offset, rewound: false };
+    return { turns: [], agents: [], offset, rewound: false };
   }
   try {
     const size = fs.fstatSync(fd).size;
@@ -91,14 +99,15 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions =
       rewound = true;
     }
     const len = Math.min(size - offset, MAX_READ);
-    if (len <= 0) return { turns: [], offset, rewound };
+    if (len <= 0) return { turns: [], agents: [], offset, rewound };
     const buf = Buffer.alloc(len);
     fs.readSync(fd, buf, 0, len, offset);
     const lastNl = buf.lastIndexOf(0x0a);
-    if (lastNl < 0) return { turns: [], offset, rewound };
+    if (lastNl < 0) return { turns: [], agents: [], offset, rewound };
     const entries = parseEntries(buf.subarray(0, lastNl).toString('utf8'));
     const kept = activeBranch(entries, opts);
-    return { turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts), offset: offset + lastNl + 1, rewound };
+    const agents = opts.agent ? [] : inlineSidechains(entries).flatMap((side) => toTurns(activeBranch(side, { agent: true }), { agent: true }));
+    return { turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts), agents, offset: offset + lastNl + 1, rewound };
   } finally {
     fs.closeSync(fd);
   }

@@ -79,6 +79,40 @@ describe('flush turns', () => {
     );
   });
 
+  it("records the subagent conversations an older client wrote inline as the subagents' own episodes, each with its task, and the report they gave once", async () => {
+    const dir = tempDir('flush-inline-');
+    const file = path.join(dir, 's1.jsonl');
+    const { engine, deps, episodes } = await episodeStore();
+    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const REPORT = 'Formatting fails the commit: run npm run format (prettier --write) before committing.';
+    const side = (o: object): string => line({ ...o, isSidechain: true, version: '1.0.69' });
+    const main = (o: object): string => line({ ...o, isSidechain: false, version: '1.0.69' });
+    // Claude Code 1.0: the Task's subagent writes its conversation into the session's own file, as
+    // sidechain lines between the Task call and its result; two subagents ran side by side.
+    fs.writeFileSync(
+      file,
+      main({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'get the performance PR green' } }) +
+        main({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Task', input: { description: 'Fix CI', prompt: 'Find why the commit check fails and fix it' } }, { type: 'tool_use', id: 't2', name: 'Task', input: { description: 'Docs', prompt: 'Update the performance docs' } }] } }) +
+        side({ type: 'user', uuid: 's1', parentUuid: null, message: { role: 'user', content: 'Find why the commit check fails and fix it' } }) +
+        side({ type: 'user', uuid: 'd1', parentUuid: null, message: { role: 'user', content: 'Update the performance docs' } }) +
+        side({ type: 'assistant', uuid: 's2', parentUuid: 's1', message: { id: 'ms2', role: 'assistant', content: [{ type: 'tool_use', id: 'ts', name: 'Bash', input: { command: 'npm run format' } }] } }) +
+        side({ type: 'assistant', uuid: 'd2', parentUuid: 'd1', message: { id: 'md2', role: 'assistant', content: [{ type: 'text', text: 'docs/performance.md now lists the 2 s budget for not-found responses.' }] } }) +
+        side({ type: 'user', uuid: 's3', parentUuid: 's2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'ts', content: 'formatted 12 files' }] } }) +
+        side({ type: 'assistant', uuid: 's4', parentUuid: 's3', message: { id: 'ms4', role: 'assistant', content: [{ type: 'text', text: REPORT }] } }) +
+        main({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: REPORT }] }] } }) +
+        main({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'CI is green again.' }] } }),
+    );
+    s.pending = [entry('UserPromptSubmit', { prompt: 'get the performance PR green' }, 1), entry('Stop', {}, 2)];
+    await flushSession(s, deps);
+    const got = await episodes();
+    assert.equal(got.length, 3, JSON.stringify(got));
+    assert.match(got.find((e) => e.includes('commit check'))!, /^Task: Find why the commit check fails and fix it\n(?:.*\n)*Ran: npm run format\n(?:.*\n)*Outcome: Formatting fails the commit/);
+    assert.match(got.find((e) => e.includes('performance docs'))!, /^Task: Update the performance docs\n(?:.*\n)*Outcome: docs\/performance\.md now lists the 2 s budget/);
+    const parent = got.find((e) => e.startsWith('Asked: get the performance PR green'))!;
+    assert.ok(!parent.includes('npm run format'), `the subagent's report is its own episode's, not repeated in the parent's: ${parent}`);
+    await engine.close();
+  });
+
   it('records a turn flushed in the middle (a compaction, an idle flush) as one episode once it ends: its request and its outcome', async () => {
     const dir = tempDir('flush-');
     const file = path.join(dir, 's1.jsonl');
