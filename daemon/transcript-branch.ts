@@ -130,7 +130,9 @@ export function inlineSidechains(entries: readonly RawEntry[]): RawEntry[][] {
   const groups = new Map<RawEntry, RawEntry[]>();
   for (const e of side) {
     const root = rootOf(e);
-    groups.set(root, [...(groups.get(root) ?? []), e]);
+    const group = groups.get(root);
+    if (group) group.push(e);
+    else groups.set(root, [e]);
   }
   return [...groups.values()];
 }
