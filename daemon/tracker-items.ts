@@ -46,7 +46,8 @@ export function trackerItem(tool: string, input: unknown, output: string): Track
 function ghItem(command: string, output: string): TrackerItem | null {
   const m = GH_VIEW.exec(command);
   if (!m) return null;
-  const [, kind, rest] = m as unknown as [string, string, string];
+  const kind = m[1]!;
+  const rest = m[2] ?? '';
   // In a browser, with its comments, or into a file: not its description in the output.
   if (/\s--web\b|\s-w\b|\s--comments\b|\s-c\b|(?:^|\s)(?:1?>|&>)/.test(rest)) return null;
   // A JSON query that does not ask for the body reads a state, checks or a branch name.
