@@ -242,6 +242,8 @@ const RUN_TOGETHER = /(?<=^|\s)([a-z]{2,}[.!?])(?=[A-Z][a-z]+[\s,;:])/g;
  * capitals); not after "e.g." and the like. Run-on sentences are then cut at clause connectives.
  */
 export function splitSentences(input: string): string[] {
+  const items = inlineItems(input);
+  if (items) return items.flatMap(splitSentences);
   const text = input.replace(RUN_TOGETHER, '$1 ');
   const out: string[] = [];
   // A slash after a sentence's end ("don't couple./ I want …") separates it from the next as a space would.
@@ -261,6 +263,24 @@ export function splitSentences(input: string): string[] {
   const rest = text.slice(start).trim();
   if (rest) out.push(rest);
   return out.filter((s) => s.length > 0).flatMap(splitRunOn);
+}
+
+/** "1. " or "2) " where a sentence may start: at the text's start or after ":", ";" or a sentence end. */
+const INLINE_MARKER = /(^|[:;.!?]\s+)(\d{1,2})[.)]\s+(?=\S)/g;
+
+/**
+ * A numbered list typed inline ("To answer your questions: 1. The first region is … 2. I don't
+ * know yet …"): the text before it and each item, without their numbers; null when the text holds
+ * no such list (markers 1 and 2, in order). Without this, "questions: 1." would read as a sentence.
+ */
+function inlineItems(text: string): string[] | null {
+  const marks = [...text.matchAll(INLINE_MARKER)].map((m) => ({ n: Number(m[2]), at: m.index + m[1]!.length, end: m.index + m[0].length }));
+  const list: typeof marks = [];
+  for (const m of marks) if (m.n === list.length + 1) list.push(m);
+  if (list.length < 2) return null;
+  const parts = [text.slice(0, list[0]!.at)];
+  list.forEach((m, i) => parts.push(text.slice(m.end, list[i + 1]?.at ?? text.length)));
+  return parts.map((p) => p.trim()).filter((p) => p.length > 0);
 }
 
 /** A sentence over RUN_ON_CHARS cut at clause connectives into pieces. */

@@ -8,9 +8,10 @@
 
 /**
  * A sentence that hands over to what follows it ("… using TDD workflow since:", "… but the signature
- * is:" before a list or a code block): cut off from what it says, it says nothing whole.
+ * is:", "To answer your questions:" before a list or a code block): cut off from what it says, it
+ * says nothing whole.
  */
-const HANDS_OVER = /\b(?:since|because|as|is|are|was|were|be|to|of|the|an?|and|or|but|that|with|for|by|from|in|on|at|like|via|than|into|following|includes?|including)\s*:\s*$/i;
+const HANDS_OVER = /\b(?:since|because|as|is|are|was|were|be|to|of|the|an?|and|or|but|that|with|for|by|from|in|on|at|like|via|than|into|following|includes?|including|follows|below|(?:your|my|the|these|those) (?:questions?|answers?|points?))\s*:\s*$/i;
 
 /** A message that ends asking leave to go on ("Should I proceed with …?", "Want me to …?"). */
 const ASKS_LEAVE = /\b(?:should i|shall i|(?:do you )?want me to|would you like me to|ok(?:ay)? to|good to|may i|can i)\b[^?\n]*\?$/i;
