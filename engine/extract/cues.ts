@@ -22,6 +22,14 @@ const KNOWN_TOOL_IN_USE = new RegExp(`\\bwe (?:use|run|build with|deploy with|re
 const cue = (category: Category, weight: number, re: RegExp, personal = false): Cue => ({ category, weight, re, personal });
 
 /**
+ * Work the user keeps for themselves ("I will run commands like git init and git commit myself",
+ * "I'll handle the commits myself"): how they work, not a task for now. Like any preference, it
+ * goes to every repository only when said to last ("I always commit myself").
+ */
+const SELF_HANDLED =
+  /\bi(?:'ll| will| always| usually|'d rather| prefer to| like to| want to)?\s+(?:run|do|handle|make|manage|take care of)\s+(?:(?:all|any|the|my own)\s+)?(?:commands|git\b|commits?|committing|pushes|pushing|merges|merging|releases|deploys|deployments|installs|installing|migrations|builds)\b[^.;!?]{0,60}\bmyself\b/i;
+
+/**
  * After "decided" or "agreed": the decision only referred to, in a clause about something else
  * ("except the folders we already decided to omit)", "the plan we agreed on."): its verb has no
  * object, so what was decided is not in the sentence.
@@ -66,6 +74,7 @@ const CUES: readonly Cue[] = [
   cue('preference', 0.75, /^please (?:always|never|don't|do not)\b[^.]*\b(?:me|my|reply|replies|answer|answers|respond|responses|explain|explanations|summar)/i, true),
   cue('preference', 0.7, /\bi (?:always|usually|never|tend to)\b/i, true),
   cue('preference', 0.75, /\bi (?:only|just) want\b/i, true),
+  cue('preference', 0.75, SELF_HANDLED, true),
   // prefer, preferably, and how it is often typed (perfer, perferably, prefered).
   cue('preference', 0.7, /\bp(?:re|er)f[ea]r+(?:ed|ably|ence|s)?\b/i, true),
   cue('preference', 0.7, /\bwe (?:prefer|like|favou?r)\b/i),
@@ -74,7 +83,9 @@ const CUES: readonly Cue[] = [
   cue('convention', 0.8, /\bcommit messages?\b[^.]{0,30}\b(?:follow|use|start|must|should|are|need)\b/i),
   cue('convention', 0.75, /\b(?:named|naming|name (?:them|it|files)|file ?names?)\b[^.]{0,40}\b(?:camel|snake|kebab|pascal|lower|upper)[ _-]?case\b|\b(?:camel|snake|kebab|pascal)[ _-]?case\b/i),
   cue('convention', 0.75, /\b(?:tests?|specs?|fixtures|migrations|components|docs|scripts|types|configs?|helpers|utils|mocks|stories|assets|hooks)\b (?:all )?(?:live|go|belong|are kept|sit|are placed|are stored|are located)\b (?:in|under|next to|beside|alongside|inside)\b/i),
-  cue('convention', 0.75, /\bby convention\b|\b(?:our|the) convention\b|\bconvention is\b|\bstyle guide\b/i),
+  // The style guide as a rule or a place ("per the style guide", "the style guide says …", "… lives in
+  // docs/"), not merely mentioned ("I looked at the style guide yesterday").
+  cue('convention', 0.75, /\bby convention\b|\b(?:our|the) convention\b|\bconvention is\b|\b(?:per|according to|follows?|following|in line with)\s+(?:the |our )?style guide\b|\bstyle guide\b[^.!?]{0,40}?\b(?:says|said|requires|mandates|prescribes|wants|lives|is (?:in|at|under)\b|is `?[\w.-]*\/)/i),
   cue('convention', 0.7, /^(?:please )?(?:use|write|keep|put|name|prefix|format)\b[^.]*\b(?:everywhere|always|from now on|throughout|in this (?:repo|project|codebase)|for all|across the)\b/i),
   cue('convention', 0.75, /\b(?:branch|file|folder|tag|release|package|variable|function|class|table|column|topic|queue|bucket) names?\b[^.]{0,30}\b(?:look like|follow|start with|end with|must|should|are always)\b/i),
   cue('convention', 0.65, /\b(?:prefixed|suffixed) with\b|\b(?:formatted|linted) with\b/i),

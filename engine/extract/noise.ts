@@ -79,6 +79,8 @@ export function hedgePenalty(sentence: string): number {
   let p = 0;
   if (/\b(?:maybe|perhaps|might|not sure|i wonder|probably|could try|what if|thinking about|considering|leaning)\b/i.test(sentence)) p += 0.25;
   if (/^(?:if|unless|whether|in case)\b/i.test(sentence.trim())) p += 0.3;
+  // A plan for some day ("we should migrate to ESM at some point") is no decision yet.
+  if (/\b(?:at some point|some ?day|one day|down the (?:road|line)|in the long run|sooner or later)\b/i.test(sentence)) p += 0.25;
   return p;
 }
 

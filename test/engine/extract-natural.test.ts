@@ -46,6 +46,31 @@ describe('extraction on natural text', () => {
     assert.deepEqual(splitSentences('Use Node.js here and extend React.Component when you write the view'), ['Use Node.js here and extend React.Component when you write the view']);
   });
 
+  it('reads a numbered list typed inline as its items, not "questions: 1." as a sentence', async () => {
+    const answer =
+      "FYI, I've git init'd. To answer your questions: 1. The initial dataset will be the San Francisco Bay Area. 2. I don't know where this data comes from yet. My suspicion is that there will need to be multiple sources. 3. We should not show any flat bars; there's enough as is.";
+    assert.deepEqual(splitSentences(answer), [
+      "FYI, I've git init'd. To answer your questions:",
+      'The initial dataset will be the San Francisco Bay Area.',
+      "I don't know where this data comes from yet.",
+      'My suspicion is that there will need to be multiple sources.',
+      "We should not show any flat bars; there's enough as is.",
+    ]);
+    assert.ok(!(await extract([user(answer)])).some((c) => /questions/.test(c.content)));
+    // Numbers that do not run 1, 2 … are no list: version numbers and a lone "1." stay in their sentence.
+    assert.deepEqual(splitSentences('We pinned it to version 1. Then 3. happened.'), ['We pinned it to version 1.', 'Then 3. happened.']);
+  });
+
+  it('stores the work a user keeps for themselves as their way of working; in every repository only when said to last', async () => {
+    const [got] = await extract([user('I will run commands like git init and git commit myself, so that I can verify things before commiting; make changes in an unstaged state.')]);
+    assert.equal(got?.category, 'preference');
+    assert.equal(got?.space, 'project', 'not said to last: this project’s');
+    assert.match(got.content, /unstaged/);
+    const [always] = await extract([user('I always do the commits myself, never commit for me.')]);
+    assert.equal(always?.space, 'personal');
+    assert.deepEqual(await extract([user("I'll do it myself.")]), [], 'one thing done by hand now is no way of working');
+  });
+
   it('never stores one-off requests and approvals, and never as personal preferences', async () => {
     const got = await extract([
       user('I like your rec, create the plan!'),
