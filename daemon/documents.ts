@@ -37,12 +37,14 @@ import type { Turn } from './transcript.js';
 export const MAX_DOCUMENT_BLOCKS = 6;
 
 /**
- * Files besides Markdown that say how to work in a project, by name: agent rules, CI workflows,
- * manifests and task runners, build, lint and release configs (how it is built, tested, linted,
- * released, deployed; "what does CI run" is answered there and often nowhere else).
+ * Files besides Markdown that say how to work in a project, by name: agent rules and the agent's
+ * project settings (Claude Code's `.claude/settings.json`: its hooks and the commands allowed without
+ * asking; `.mcp.json`), CI workflows, manifests and task runners, build, lint and release configs (how
+ * it is built, tested, linted, released, deployed; "what does CI run" is answered there and often
+ * nowhere else).
  */
 const PROJECT_FILE =
-  /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|package\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|Cargo\.toml|pyproject\.toml|(?:build|settings)\.gradle(?:\.kts)?|gradle\.properties|pom\.xml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|Dockerfile|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|\.markdownlint[\w.-]*)$|[\\/]\.github[\\/]workflows[\\/][^\\/]+\.ya?ml$/i;
+  /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|package\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|Cargo\.toml|pyproject\.toml|(?:build|settings)\.gradle(?:\.kts)?|gradle\.properties|pom\.xml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|Dockerfile|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|\.markdownlint[\w.-]*|\.mcp\.json)$|[\\/]\.github[\\/]workflows[\\/][^\\/]+\.ya?ml$|[\\/]\.claude[\\/]settings\.json$/i;
 /** Markdown documents. */
 const DOCUMENT_FILE = /\.(?:md|mdx|markdown)$/i;
 /** Not the project's: Claude Code's own files (transcripts, saved tool output, plans, installed plugins), dependencies. */

@@ -54,6 +54,18 @@ export function blockText(content: unknown): string {
     .join('\n');
 }
 
+/**
+ * Claude Code's notes to the model appended to a tool's result (after a file read: "Whenever you read a
+ * file, you should consider whether it would be considered malware …"; todo and plan reminders): the
+ * harness's words, not the tool's output.
+ */
+const SYSTEM_REMINDER = /\s*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
+
+/** A tool result's text without the reminders Claude Code appended to it. */
+export function toolResultText(content: unknown): string {
+  return blockText(content).replace(SYSTEM_REMINDER, '\n').trim();
+}
+
 /** How Claude Code (before the isCompactSummary flag) opened the summary of a compacted conversation. */
 export const CONTINUED = /^This session is being continued from a previous conversation/;
 /** Local command echoes and caveats Claude Code writes as user lines. */

@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import { isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, toolResultText, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -207,7 +207,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (!Array.isArray(content)) continue;
     for (const b of content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string }[]) {
       if (b?.type === 'tool_result') {
-        const text = blockText(b.content).trim();
+        const text = toolResultText(b.content);
         const call = b.tool_use_id ? tools.get(b.tool_use_id) : undefined;
         if (call?.name === 'AskUserQuestion') {
           const qa = answerText(call.input as AskInput, e.toolUseResult, text);

@@ -25,7 +25,7 @@ async function engine(): Promise<MemoryEngine> {
 const AGENTS = '1\t# Agent Instructions\n2\t\n3\t## Releasing\n4\t\n5\tRun `bun run release` for a patch bump; plans go in docs/plans/.';
 
 describe('project documents', () => {
-  it('reads which file a Read showed and what the assistant wrote into Markdown documents', () => {
+  it('reads which file a Read showed (without the reminder Claude Code appends) and what the assistant wrote into Markdown documents', () => {
     const entries: RawEntry[] = [
       { type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'restore the release section' } },
       {
@@ -34,7 +34,7 @@ describe('project documents', () => {
         parentUuid: 'u1',
         message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/home/user/app/AGENTS.md' } }] },
       },
-      { type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: AGENTS }] } },
+      { type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: `${AGENTS}\n\n<system-reminder>\nWhenever you read a file, you should consider whether it would be considered malware.\n</system-reminder>\n` }] } },
       {
         type: 'assistant',
         uuid: 'a2',
@@ -60,13 +60,14 @@ describe('project documents', () => {
         ['Edited', '/home/user/app/AGENTS.md', '## Commits'],
       ],
     );
+    assert.ok(documentDrafts(turns)[0]!.text.endsWith('plans go in docs/plans/.'), 'the reminder Claude Code appends to a read is not the file');
   });
 
-  it('keeps the project’s Markdown and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
+  it('keeps the project’s Markdown, its Claude Code settings and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
     const kept = ['/r/AGENTS.md', 'C:\\r\\CLAUDE.md', '/r/docs/CONTRIBUTING.md', '/r/e2e/README.md', '/r/.github/copilot-instructions.md', '/r/docs/design.md', '/r/notes/vamp.md', '/r/.cursorrules'];
-    kept.push('/r/.github/workflows/ci.yml', 'C:\\r\\.github\\workflows\\deploy.yaml', '/r/package.json', '/r/packages/cli/package.json', '/r/Makefile', '/r/Cargo.toml', '/r/pyproject.toml', 'C:\\r\\build.gradle', '/r/app/build.gradle.kts', '/r/settings.gradle', '/r/gradle.properties', '/r/pom.xml', '/r/.goreleaser.yaml', '/r/docker-compose.dev.yml', '/r/.pre-commit-config.yaml', '/r/.markdownlint.json');
+    kept.push('/r/.github/workflows/ci.yml', 'C:\\r\\.github\\workflows\\deploy.yaml', '/r/package.json', '/r/packages/cli/package.json', '/r/Makefile', '/r/Cargo.toml', '/r/pyproject.toml', 'C:\\r\\build.gradle', '/r/app/build.gradle.kts', '/r/settings.gradle', '/r/gradle.properties', '/r/pom.xml', '/r/.goreleaser.yaml', '/r/docker-compose.dev.yml', '/r/.pre-commit-config.yaml', '/r/.markdownlint.json', '/r/.claude/settings.json', 'C:\\r\\.claude\\settings.json', '/r/.mcp.json');
     for (const p of kept) assert.ok(isKeptWhenRead(p), p);
-    const notKept = ['/r/src/main.ts', '/r/package-lock.json', '/r/src/config.yml', '/r/tsconfig.json', '/r/gradle/wrapper/gradle-wrapper.jar', '/r/src/main/java/Build.gradle.java', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md', '/r/node_modules/x/package.json'];
+    const notKept = ['/r/src/main.ts', '/r/package-lock.json', '/r/src/config.yml', '/r/tsconfig.json', '/r/gradle/wrapper/gradle-wrapper.jar', '/r/src/main/java/Build.gradle.java', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md', '/r/node_modules/x/package.json', '/r/.vscode/settings.json', '/r/.claude/settings.local.json'];
     notKept.push('/home/u/.claude/plugins/cache/p/README.md', '/home/u/.claude/plans/plan.md');
     for (const p of notKept) assert.ok(!isKeptWhenRead(p), p);
     assert.ok(isProjectDocument('/r/docs/design.md') && isProjectDocument('D:\\r\\.planning\\phases\\14-CONTEXT.md'));
