@@ -71,6 +71,15 @@ describe('extraction on natural text', () => {
     assert.deepEqual(await extract([user("I'll do it myself.")]), [], 'one thing done by hand now is no way of working');
   });
 
+  it('stores no plan for some day, and the style guide only as a rule or a place, not a mention', async () => {
+    assert.deepEqual(await extract([user('We should migrate to ESM at some point.'), user('I looked at the style guide yesterday and it was confusing.')]), []);
+    const got = await extract([user('The style guide is docs/style-guide.md.'), user('Per the style guide, headings are sentence case.')]);
+    assert.deepEqual(
+      got.map((c) => c.category),
+      ['convention', 'convention'],
+    );
+  });
+
   it('never stores one-off requests and approvals, and never as personal preferences', async () => {
     const got = await extract([
       user('I like your rec, create the plan!'),
