@@ -61,9 +61,13 @@ export function blockText(content: unknown): string {
  */
 const SYSTEM_REMINDER = /\s*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
 
-/** A tool result's text without the reminders Claude Code appended to it. */
+/**
+ * A tool result's text without the reminders Claude Code appended to it; a result that is nothing but
+ * a reminder ("Warning: the file exists but is shorter than the provided offset …") is what the tool said.
+ */
 export function toolResultText(content: unknown): string {
-  return blockText(content).replace(SYSTEM_REMINDER, '\n').trim();
+  const text = blockText(content);
+  return text.replace(SYSTEM_REMINDER, '\n').trim() || text.trim();
 }
 
 /** How Claude Code (before the isCompactSummary flag) opened the summary of a compacted conversation. */

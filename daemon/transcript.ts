@@ -20,7 +20,7 @@
  * The branch walk is in transcript-branch.ts, the lines Claude Code writes itself in transcript-lines.ts.
  */
 import fs from 'node:fs';
-import { isProjectDocument } from './documents.js';
+import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
 import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, toolResultText, type RawEntry, type ReadOptions } from './transcript-lines.js';
@@ -54,7 +54,10 @@ export interface Turn {
   writes?: DocumentWrite[];
   /** The file a Read tool result shows (tool turns). */
   path?: string;
-  /** The issue or pull request a tool result shows, with its description (tool turns; tracker-items.ts). */
+  /**
+   * A document a tool result shows that is not a file read (tool turns): an issue or pull request with
+   * its description (tracker-items.ts), or a project file an Edit changed, as it now stands (`editedFile`).
+   */
   item?: TrackerItem;
   /** A turn of a subagent conversation an older client wrote inline (`ReadResult.agents`), as buffered for a flush. */
   sidechain?: true;
@@ -234,7 +237,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
           continue;
         }
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
-        const item = call && !b.is_error ? trackerItem(call.name, call.input, text) : null;
+        const item = call && !b.is_error ? (trackerItem(call.name, call.input, text) ?? editedFile(call, e.toolUseResult)) : null;
         turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
       } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
         const asked = COMMAND_NOISE.test(b.text) ? command(e) : null;
@@ -249,6 +252,23 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     }
   }
   return turns;
+}
+
+/**
+ * A project file an Edit changed (one whose text is kept when read: `isKeptWhenRead`), as it stands
+ * after the edit: Claude Code's result of an Edit carries the whole file before it (`originalFile`),
+ * which is often the only copy of the project's instructions in the session (a CLAUDE.md @-mentioned
+ * in the prompt, then edited). Kept as the file read (documents.ts); null when the result does not
+ * hold the text the edit replaced.
+ */
+function editedFile(call: { name: string; input: unknown }, result: unknown): TrackerItem | null {
+  if (call.name !== 'Edit') return null;
+  const r = (result ?? {}) as { filePath?: unknown; oldString?: unknown; newString?: unknown; originalFile?: unknown; replaceAll?: unknown };
+  const path = typeof r.filePath === 'string' ? r.filePath : (call.input as { file_path?: unknown } | undefined)?.file_path;
+  if (typeof path !== 'string' || !isKeptWhenRead(path)) return null;
+  const { originalFile: before, oldString: old, newString: now } = r;
+  if (typeof before !== 'string' || typeof old !== 'string' || typeof now !== 'string' || !old || !before.includes(old)) return null;
+  return { name: path, text: r.replaceAll === true ? before.split(old).join(now) : before.replace(old, () => now) };
 }
 
 /** The text a Write, Edit or MultiEdit puts into a project document (none for other files). */

@@ -63,6 +63,16 @@ describe('project documents', () => {
     assert.ok(documentDrafts(turns)[0]!.text.endsWith('plans go in docs/plans/.'), 'the reminder Claude Code appends to a read is not the file');
   });
 
+  it('keeps a tool result that is nothing but a reminder as what the tool said', () => {
+    const warning = '<system-reminder>Warning: the file exists but is shorter than the provided offset (700). The file has 558 lines.</system-reminder>';
+    const turns = toTurns([
+      { type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'read on' } },
+      { type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/home/user/app/NOTES.md', offset: 700 } }] } },
+      { type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: warning }] } },
+    ]);
+    assert.equal(turns.find((t) => t.role === 'tool')?.text, warning);
+  });
+
   it('keeps the project’s Markdown, its Claude Code settings and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
     const kept = ['/r/AGENTS.md', 'C:\\r\\CLAUDE.md', '/r/docs/CONTRIBUTING.md', '/r/e2e/README.md', '/r/.github/copilot-instructions.md', '/r/docs/design.md', '/r/notes/vamp.md', '/r/.cursorrules'];
     kept.push('/r/.github/workflows/ci.yml', 'C:\\r\\.github\\workflows\\deploy.yaml', '/r/package.json', '/r/packages/cli/package.json', '/r/Makefile', '/r/Cargo.toml', '/r/pyproject.toml', 'C:\\r\\build.gradle', '/r/app/build.gradle.kts', '/r/settings.gradle', '/r/gradle.properties', '/r/pom.xml', '/r/.goreleaser.yaml', '/r/docker-compose.dev.yml', '/r/.pre-commit-config.yaml', '/r/.markdownlint.json', '/r/.claude/settings.json', 'C:\\r\\.claude\\settings.json', '/r/.mcp.json');
@@ -180,6 +190,30 @@ describe('project documents', () => {
       rows.map((r) => [r.metadata?.doc, r.content]),
       [['docs/adr/0017.md', `Read: docs/adr/0017.md\nText: ${adr.replace('\n', '\n')}`]],
     );
+  });
+
+  it('keeps a project document an Edit changed as it stands after the edit, from the file Claude Code’s result carries', async () => {
+    const before = '# App\n\n## Deployment\n\n`wrangler deploy` (needs Wrangler authentication).\n\n## Notes\n\nThis appears to be a migration in progress.\n';
+    const edit = { file_path: '/home/user/app/CLAUDE.md', old_string: 'This appears to be a migration in progress.', new_string: 'The site is fully functional.' };
+    const entries = (result: Record<string, unknown>, tool = 'Edit'): RawEntry[] => [
+      { type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'fix the notes in @CLAUDE.md' } },
+      { type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: tool, input: edit }] } },
+      { type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'The file /home/user/app/CLAUDE.md has been updated successfully.' }] }, toolUseResult: result },
+    ];
+    const result = { filePath: edit.file_path, oldString: edit.old_string, newString: edit.new_string, originalFile: before, replaceAll: false };
+    const docs = documentDrafts(toTurns(entries(result)));
+    assert.deepEqual(
+      docs.map((d) => [d.verb, d.path]),
+      [
+        ['Edited', '/home/user/app/CLAUDE.md'],
+        ['Read', '/home/user/app/CLAUDE.md'],
+      ],
+    );
+    assert.equal(docs[1]!.text, before.replace(edit.old_string, edit.new_string));
+    // No file in the result, a result that does not hold the text replaced, or code: nothing more.
+    for (const r of [{ ...result, originalFile: null }, { ...result, originalFile: '# App\n' }]) assert.deepEqual(documentDrafts(toTurns(entries(r))).map((d) => d.verb), ['Edited']);
+    const code = { ...result, filePath: '/home/user/app/src/main.ts', originalFile: `const x = 1; // ${edit.old_string}` };
+    assert.deepEqual(documentDrafts(toTurns(entries(code))).map((d) => d.verb), ['Edited']);
   });
 
   it('keeps a CI workflow read, and search answers what CI runs from it', async () => {
