@@ -95,17 +95,20 @@ export function injectedItems(context: string): { category: string; content: str
 /**
  * The stored memory an injected item shows (content is whitespace-collapsed and may be clipped, or
  * a snippet of it: pieces joined by "…", each of which the memory holds, the first at its start).
+ * Where memories of several repositories read the same (two CLAUDE.md files that open with the same
+ * `/init` preamble), the one `preferred` says (the repository the item was injected in) is it.
  */
-export function sourceOf(item: { content: string }, memories: readonly StoredMemory[]): StoredMemory | null {
+export function sourceOf(item: { content: string }, memories: readonly StoredMemory[], preferred: (m: StoredMemory) => boolean = () => false): StoredMemory | null {
+  const pick = (found: StoredMemory[]): StoredMemory | null => found.find(preferred) ?? found[0] ?? null;
   const head = norm(item.content).replace(/…$/, '').slice(0, 120);
-  const exact = memories.find((m) => norm(m.content).startsWith(head));
+  const exact = pick(memories.filter((m) => norm(m.content).startsWith(head)));
   if (exact) return exact;
   const parts = norm(item.content)
     .split('…')
     .map((p) => p.trim())
     .filter((p) => p.length > 0);
   if (parts.length < 2) return null;
-  return memories.find((m) => { const c = norm(m.content); return c.startsWith(parts[0]!) && parts.every((p) => c.includes(p)); }) ?? null;
+  return pick(memories.filter((m) => { const c = norm(m.content); return c.startsWith(parts[0]!) && parts.every((p) => c.includes(p)); }));
 }
 
 /**
@@ -115,7 +118,7 @@ export function sourceOf(item: { content: string }, memories: readonly StoredMem
  * of the same repository that cleared the relevance floor is not junk.
  */
 export function isJunk(item: Injected, memories: readonly StoredMemory[], repoOf: (repo: string | null) => string | null, labelsOfRepo: (repo: string) => Labels[]): { junk: boolean; crossRepo: boolean; oneOff: boolean } {
-  const src = sourceOf(item, memories);
+  const src = sourceOf(item, memories, (m) => repoOf(m.repo) === item.repo);
   const labels = labelsOfRepo(item.repo);
   // An episode records the request it answered ("Asked: …"): that is history, not the request stored as a memory.
   const oneOff = !src?.episode && isOneOff(item.content, labels.flatMap((l) => l.oneOff));

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadFixtures } from '../../scripts/eval/session-replay.js';
-import { emptyScores } from '../../scripts/eval/session-score.js';
+import { emptyScores, isJunk, type StoredMemory } from '../../scripts/eval/session-score.js';
 import { evaluate, memorySets, renderTables, setColumns, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
 
 const FIXTURES = ['vsla-2cba43de', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix'];
@@ -72,6 +72,16 @@ describe('real sessions, replayed through hooks.json', () => {
     assert.equal(setOfMemory({ session: 'eval-dg-823de576' }, 'discourse-graph'), 'blind-23');
     assert.equal(setOfMemory({}, 'discourse-graph'), 'blind-21', 'written by no replayed session: its repository’s first set');
     assert.equal(setOfMemory({ session: 'eval-other' }, null), 'tuned');
+  });
+
+  it('counts a document injected in its own repository as no cross-repository junk when another repository’s reads the same at its start', () => {
+    const preamble = 'Read: CLAUDE.md\nText: # CLAUDE.md This file provides guidance to Claude Code (claude.ai/code) when working with code in this repository.';
+    const doc = (repo: string, rest: string): StoredMemory => ({ memory_id: repo, content: `${preamble} ## ${rest}`, category: 'note', space: 'project', repo: `github.com/fixtures/${repo}`, episode: true });
+    const memories = [doc('slopometry', 'Project Overview'), doc('user-org', 'Rules of Engagement')];
+    const repoOf = (r: string | null) => r?.split('/').at(-1) ?? null;
+    const injected = (repo: string) => ({ repo, category: 'note', content: `${preamble} ## Rules of Engagement` });
+    assert.deepEqual(isJunk(injected('user-org'), memories, repoOf, () => []), { junk: false, crossRepo: false, oneOff: false });
+    assert.equal(isJunk(injected('chess'), memories, repoOf, () => []).crossRepo, true, 'in a third repository it is another repository’s');
   });
 
   it('reports a set named in the labels (`"set": "blind-1"`) in a column named after it, after the legacy sets', () => {
