@@ -13,8 +13,8 @@
  * - an issue or pull request the assistant read with its description (`gh issue view 12`, a tracker's
  *   MCP `get_issue`; tracker-items.ts) is one record per item ("Read: pull request #493"), replaced
  *   when it is read again with another text: what a change decided and why, what an issue asks for;
- * - a file of those an Edit changed is kept as that file read, as it stands after the edit (Claude
- *   Code's Edit result carries the whole file before it): a CLAUDE.md @-mentioned in a prompt and
+ * - a file of those an Edit or MultiEdit changed is kept as that file read, as it stands after the
+ *   change (Claude Code's result carries the whole file before it): a CLAUDE.md @-mentioned in a prompt and
  *   then edited is in the session nowhere else;
  * - what was written is one record per write (a Write's whole text, an Edit's new text);
  * - the instructions of a project's slash command the user ran (a custom command's, a skill's: the

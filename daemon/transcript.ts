@@ -255,20 +255,25 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
 }
 
 /**
- * A project file an Edit changed (one whose text is kept when read: `isKeptWhenRead`), as it stands
- * after the edit: Claude Code's result of an Edit carries the whole file before it (`originalFile`),
- * which is often the only copy of the project's instructions in the session (a CLAUDE.md @-mentioned
- * in the prompt, then edited). Kept as the file read (documents.ts); null when the result does not
- * hold the text the edit replaced.
+ * A project file an Edit or MultiEdit changed (one whose text is kept when read: `isKeptWhenRead`), as
+ * it stands after the change: Claude Code's result carries the whole file before it (an Edit's
+ * `originalFile`, a MultiEdit's `originalFileContents`), which is often the only copy of the project's
+ * instructions in the session (a CLAUDE.md @-mentioned in the prompt, then edited). Kept as the file
+ * read (documents.ts); null when the result does not hold every text the change replaced.
  */
 function editedFile(call: { name: string; input: unknown }, result: unknown): TrackerItem | null {
-  if (call.name !== 'Edit') return null;
-  const r = (result ?? {}) as { filePath?: unknown; oldString?: unknown; newString?: unknown; originalFile?: unknown; replaceAll?: unknown };
+  if (call.name !== 'Edit' && call.name !== 'MultiEdit') return null;
+  const r = (result ?? {}) as { filePath?: unknown; oldString?: unknown; newString?: unknown; replaceAll?: unknown; originalFile?: unknown; originalFileContents?: unknown; edits?: unknown };
   const path = typeof r.filePath === 'string' ? r.filePath : (call.input as { file_path?: unknown } | undefined)?.file_path;
   if (typeof path !== 'string' || !isKeptWhenRead(path)) return null;
-  const { originalFile: before, oldString: old, newString: now } = r;
-  if (typeof before !== 'string' || typeof old !== 'string' || typeof now !== 'string' || !old || !before.includes(old)) return null;
-  return { name: path, text: r.replaceAll === true ? before.split(old).join(now) : before.replace(old, () => now) };
+  const edits: unknown[] = call.name === 'Edit' ? [{ old_string: r.oldString, new_string: r.newString, replace_all: r.replaceAll }] : Array.isArray(r.edits) ? r.edits : [];
+  let text = call.name === 'Edit' ? r.originalFile : r.originalFileContents;
+  for (const e of edits) {
+    const { old_string: old, new_string: now, replace_all: all } = (e ?? {}) as { old_string?: unknown; new_string?: unknown; replace_all?: unknown };
+    if (typeof text !== 'string' || typeof old !== 'string' || typeof now !== 'string' || !old || !text.includes(old)) return null;
+    text = all === true ? text.split(old).join(now) : text.replace(old, () => now);
+  }
+  return typeof text === 'string' && edits.length > 0 ? { name: path, text } : null;
 }
 
 /** The text a Write, Edit or MultiEdit puts into a project document (none for other files). */

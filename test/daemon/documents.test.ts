@@ -192,7 +192,7 @@ describe('project documents', () => {
     );
   });
 
-  it('keeps a project document an Edit changed as it stands after the edit, from the file Claude Code’s result carries', async () => {
+  it('keeps a project document an Edit or MultiEdit changed as it stands after the change, from the file Claude Code’s result carries', async () => {
     const before = '# App\n\n## Deployment\n\n`wrangler deploy` (needs Wrangler authentication).\n\n## Notes\n\nThis appears to be a migration in progress.\n';
     const edit = { file_path: '/home/user/app/CLAUDE.md', old_string: 'This appears to be a migration in progress.', new_string: 'The site is fully functional.' };
     const entries = (result: Record<string, unknown>, tool = 'Edit'): RawEntry[] => [
@@ -214,6 +214,15 @@ describe('project documents', () => {
     for (const r of [{ ...result, originalFile: null }, { ...result, originalFile: '# App\n' }]) assert.deepEqual(documentDrafts(toTurns(entries(r))).map((d) => d.verb), ['Edited']);
     const code = { ...result, filePath: '/home/user/app/src/main.ts', originalFile: `const x = 1; // ${edit.old_string}` };
     assert.deepEqual(documentDrafts(toTurns(entries(code))).map((d) => d.verb), ['Edited']);
+    // A MultiEdit: its edits applied in order to the file before them.
+    const edits = [
+      { old_string: 'This appears to be a migration in progress.', new_string: 'The site is fully functional.' },
+      { old_string: '## Notes', new_string: '## Status', replace_all: true },
+    ];
+    const multi = { filePath: edit.file_path, edits, originalFileContents: before };
+    const read = (r: Record<string, unknown>) => documentDrafts(toTurns(entries(r, 'MultiEdit'))).find((d) => d.verb === 'Read');
+    assert.equal(read(multi)?.text, before.replace(edits[0]!.old_string, edits[0]!.new_string).replace('## Notes', '## Status'));
+    assert.equal(read({ ...multi, edits: [...edits, { old_string: 'not in the file', new_string: 'x' }] }), undefined, 'an edit whose text the file does not hold: no document');
   });
 
   it('keeps a CI workflow read, and search answers what CI runs from it', async () => {
