@@ -56,7 +56,7 @@ export interface Turn {
   path?: string;
   /**
    * A document a tool result shows that is not a file read (tool turns): an issue or pull request with
-   * its description (tracker-items.ts), or a project file an Edit changed, as it now stands (`editedFile`).
+   * its description (tracker-items.ts), or a project file an Edit or MultiEdit changed, as it now stands (`editedFile`).
    */
   item?: TrackerItem;
   /** A turn of a subagent conversation an older client wrote inline (`ReadResult.agents`), as buffered for a flush. */
