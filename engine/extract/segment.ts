@@ -252,7 +252,9 @@ export function splitSentences(input: string): string[] {
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     const before = text.slice(start, m.index);
-    const lastWord = /([\w.]+)$/.exec(before)?.[1]?.toLowerCase() ?? '';
+    // The word before the stop; after an apostrophe it ends a contraction ("init'd."), not an initial.
+    const last = /(['’]?)([\w.]+)$/.exec(before);
+    const lastWord = last?.[1] ? '' : (last?.[2]?.toLowerCase() ?? '');
     if (ABBREVIATIONS.has(lastWord) || /^[a-z]$/i.test(lastWord)) continue;
     const next = text[m.index + m[0].length] ?? '';
     // Lower case after a full stop: a new sentence only when the one before is sentence-sized.

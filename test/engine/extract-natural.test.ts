@@ -43,6 +43,7 @@ describe('extraction on natural text', () => {
     assert.deepEqual(splitSentences(doctrine).at(-1), "but it's a case by case basis, never assumed, never inferred, never projected from your end", 'never + participle goes on with its clause');
     const rules = 'we have been over this many times already and i keep repeating it in every single session with you and with the other agents too so please write it down somewhere this time, never push to main and always open a pull request, never skip the hooks';
     assert.ok(splitSentences(rules).includes('never push to main'), JSON.stringify(splitSentences(rules)));
+    assert.deepEqual(splitSentences("I've git init'd. The repo is empty. Ask J. Smith first."), ["I've git init'd.", 'The repo is empty.', 'Ask J. Smith first.'], "a contraction's last letter is no initial");
     assert.deepEqual(splitSentences('Use Node.js here and extend React.Component when you write the view'), ['Use Node.js here and extend React.Component when you write the view']);
   });
 
@@ -50,7 +51,8 @@ describe('extraction on natural text', () => {
     const answer =
       "FYI, I've git init'd. To answer your questions: 1. The initial dataset will be the San Francisco Bay Area. 2. I don't know where this data comes from yet. My suspicion is that there will need to be multiple sources. 3. We should not show any flat bars; there's enough as is.";
     assert.deepEqual(splitSentences(answer), [
-      "FYI, I've git init'd. To answer your questions:",
+      "FYI, I've git init'd.",
+      'To answer your questions:',
       'The initial dataset will be the San Francisco Bay Area.',
       "I don't know where this data comes from yet.",
       'My suspicion is that there will need to be multiple sources.',
