@@ -17,6 +17,7 @@
  */
 import { contentHash, isNarration, isQuestion, sentences, squeeze, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { EPISODE_META, isDocument } from './episode-rows.js';
+import { shellSteps } from './shell-steps.js';
 import type { Turn } from './transcript.js';
 
 /** Episode blocks kept per repository; older ones are forgotten at flush. */
@@ -53,6 +54,8 @@ export interface EpisodeDraft {
   files: string[];
   /** Shell commands the turn ran that build, test, run or change something (not looking around), in order. */
   commands?: { command: string; ok: boolean }[];
+  /** The messages of the commits the turn made, in order (they say what changed and why). */
+  commits?: string[];
   /** The repository's folder name: files are shown from there ("apps/api/src/migrations/…"). */
   root?: string;
 }
@@ -93,12 +96,18 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       continue;
     }
     if (!cur) continue;
-    const command = t.role === 'tool' && /^(?:bash|shell)$/i.test(t.tool ?? '') ? /^\$ (.+)/.exec(t.text)?.[1]?.trim() : undefined;
-    if (command && !LOOKING_AROUND.test(command)) {
-      const commands = (cur.commands ??= []);
-      const known = commands.find((c) => c.command === command);
-      if (known) known.ok = t.ok !== false;
-      else commands.push({ command, ok: t.ok !== false });
+    const command = t.role === 'tool' && /^(?:bash|shell)$/i.test(t.tool ?? '') ? (t.command ?? /^\$ (.+)/.exec(t.text)?.[1])?.trim() : undefined;
+    if (command) {
+      const ok = t.ok !== false;
+      const { steps, commits } = shellSteps(command);
+      for (const step of steps) {
+        const commands = (cur.commands ??= []);
+        const known = commands.find((c) => c.command === step);
+        if (known) known.ok = ok;
+        else commands.push({ command: step, ok });
+      }
+      // A commit that failed (a hook refused it) left nothing: its message says nothing happened.
+      if (ok) for (const m of commits) if (!cur.commits?.includes(m)) (cur.commits ??= []).push(m);
       continue;
     }
     if (t.kind === 'answer') cur.qa.push(t.text);
@@ -113,17 +122,11 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
   return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0 || d.reports.length > 0);
 }
 
-/**
- * A shell command that only looks around (lists, reads, searches, shows git, CI or container state)
- * or keeps version-control books (git add, commit, push, checkout …; the outcome says what was
- * committed), also behind a wrapper such as `sudo` or `time`, after any leading `cd … &&`: the
- * commands worth recording build, test, lint, run, install or change something else.
- */
-const LOOKING_AROUND =
-  /^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:cd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[)\b|^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|add|commit|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b/;
 /** Most commands an episode lists, and the longest shown whole. */
 const MAX_COMMANDS = 10;
 const MAX_COMMAND = 120;
+/** Most commands a follow-up folded into an episode lists. */
+const FOLLOW_UP_COMMANDS = 3;
 
 function commandsLine(commands: readonly { command: string; ok: boolean }[]): string {
   const shown = commands.slice(0, MAX_COMMANDS).map((c) => `${clip(c.command, MAX_COMMAND)}${c.ok ? '' : ' (failed)'}`);
@@ -170,6 +173,14 @@ const MIN_PIECE = 200;
  * before the next starts (later blocks headed by `contHead`).
  */
 export function blocksOf(head: readonly string[], sections: readonly { label: string; text: string }[], contHead: string): string[] {
+  // A head too long for its block (many answers, a long list of commands) goes on as sections after its first line.
+  if (head.length > 1 && head.join('\n').length > MAX_EPISODE - MIN_PIECE) {
+    const spilled = head.slice(1).map((line) => {
+      const m = /^([^:\n]{1,40}): ([\s\S]*)$/.exec(line);
+      return m ? { label: m[1]!, text: m[2]! } : { label: 'Also', text: line };
+    });
+    return blocksOf(head.slice(0, 1), [...spilled, ...sections], contHead);
+  }
   const blocks: string[] = [];
   let block = head.join('\n');
   for (const x of sections) {
@@ -205,6 +216,7 @@ export function episodeBlocks(d: EpisodeDraft): string[] {
   if (d.files.length > 0) head.push(`Files: ${filesLine(d.files, d.root)}`);
   if (d.commands?.length) head.push(`Ran: ${commandsLine(d.commands)}`);
   const sections = d.outcome.trim() ? [{ label: 'Outcome', text: tidy(d.outcome) }] : [];
+  if (d.commits?.length) sections.push({ label: 'Committed', text: d.commits.map(tidy).join('\n') });
   const noted = notesText(d.notes ?? []);
   if (noted) sections.push({ label: 'Noted', text: noted });
   // A long request (a plan to implement, a spec, pasted findings) is kept whole after the outcome:
@@ -258,7 +270,12 @@ export function episodeText(d: EpisodeDraft): string {
 
 /** A follow-up folded into an episode: "Then asked: … → …". */
 function followUpText(d: EpisodeDraft): string {
-  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${d.files.length > 0 ? ` (files: ${filesLine(d.files, d.root)})` : ''}`;
+  const also = [
+    ...(d.files.length > 0 ? [`files: ${filesLine(d.files, d.root)}`] : []),
+    ...(d.commands?.length ? [`ran: ${commandsLine(d.commands.slice(0, FOLLOW_UP_COMMANDS))}`] : []),
+    ...(d.commits?.length ? [`committed: ${d.commits.map((m) => clip(m.split('\n')[0]!, MAX_COMMAND)).join('; ')}`] : []),
+  ];
+  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${also.length > 0 ? ` (${also.join('; ')})` : ''}`;
 }
 
 export interface EpisodeScope {

@@ -52,6 +52,8 @@ export interface Turn {
    * content, an Edit's new text (`isProjectDocument` paths only).
    */
   writes?: DocumentWrite[];
+  /** The whole command a shell tool ran (tool turns), its lines included. */
+  command?: string;
   /** The file a Read tool result shows (tool turns). */
   path?: string;
   /**
@@ -220,7 +222,9 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
             continue;
           }
         }
-        if (!text) continue;
+        const shell = call && /^(?:bash|shell)$/i.test(call.name) ? (call.input as { command?: unknown } | undefined)?.command : undefined;
+        // A command that printed nothing still ran (a build, a quiet commit); other silent results say nothing.
+        if (!text && typeof shell !== 'string') continue;
         // A background launch (an agent, a workflow) says nothing yet: its report comes in a notification.
         const launched = (e.toolUseResult as { isAsync?: unknown; status?: unknown } | undefined) ?? {};
         if (!b.is_error && (launched.status === 'async_launched' || (launched.isAsync === true && DELEGATE_TOOLS.has(call?.name ?? '')))) continue;
@@ -238,7 +242,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         }
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
         const item = call && !b.is_error ? (trackerItem(call.name, call.input, text) ?? editedFile(call, e.toolUseResult)) : null;
-        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
+        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof shell === 'string' ? { command: shell } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
       } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
         const asked = COMMAND_NOISE.test(b.text) ? command(e) : null;
         if (asked?.length === 0) continue;

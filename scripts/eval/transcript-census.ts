@@ -76,6 +76,12 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   // expansion what the Command tool read.
   const asking = askingCommands(parsed);
   const rewound = rewoundLines(entries);
+  // A shell command is a turn even when it printed nothing (it ran).
+  const shellCalls = new Set<string>();
+  for (const e of entries) {
+    const c = e.type === 'assistant' ? e.message?.content : undefined;
+    if (Array.isArray(c)) for (const b of c as { type?: string; id?: string; name?: string }[]) if (b?.type === 'tool_use' && b.id && /^(?:bash|shell)$/i.test(b.name ?? '')) shellCalls.add(b.id);
+  }
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
     const content = e.message?.content;
@@ -97,7 +103,7 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
           if (command.instructions) c.tool++;
         } else if (!noise(content)) c.user++;
       } else if (Array.isArray(content)) {
-        for (const b of content as { type?: string; text?: string; content?: unknown }[]) {
+        for (const b of content as { type?: string; text?: string; content?: unknown; tool_use_id?: string }[]) {
           if (b?.type === 'text' && command) {
             c.user++;
             if (command.instructions) c.tool++;
@@ -106,7 +112,7 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
             // A background agent's launch acknowledgement: its report comes later, in a notification.
             if ((e.toolUseResult as { status?: unknown } | undefined)?.status === 'async_launched') continue;
             const inner = typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? (b.content as { text?: string }[]).map((x) => x?.text ?? '').join('') : '';
-            if (inner.trim()) c.tool++;
+            if (inner.trim() || shellCalls.has(b.tool_use_id ?? '')) c.tool++;
           }
         }
       }

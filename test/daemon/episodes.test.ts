@@ -100,6 +100,17 @@ describe('episodes', () => {
     assert.ok(blocks.slice(0, -1).every((b) => b.length >= 1700), 'no block closed half empty');
   });
 
+  it('goes on in sections when the head alone is too long for a block (eight answers and ten commands, as a real session had)', () => {
+    const qa = Array.from({ length: 8 }, (_, i) => `Question ${i + 1} about the design? ${'The chosen option and why it was chosen. '.repeat(12)}`);
+    const commands = Array.from({ length: 10 }, (_, i) => ({ command: `gh label create "area:${i}" --repo user/app --color 1d76db --description "${'Board surfaces and the gates. '.repeat(4)}"`, ok: true }));
+    const blocks = episodeRecords({ request: 'review the first issue and its pull request', qa, outcome: 'Reviewed; the design holds.', reports: [], files: [], commands })[0]!;
+    assert.ok(blocks.length >= 3, `${blocks.length} blocks`);
+    assert.ok(blocks.every((b) => b.length <= 2000), blocks.map((b) => b.length).join(', '));
+    assert.ok(blocks.every((b) => b.startsWith('Asked')));
+    const whole = blocks.join('\n');
+    assert.ok(whole.includes('Answered: Question 8 about the design?') && whole.includes('area:9') && whole.includes('Outcome: Reviewed; the design holds.'), 'nothing lost');
+  });
+
   it('keeps a long request whole (a plan to implement), after the outcome, and search finds what the plan decided', async () => {
     const plan = `Implement the following plan:\n# Plan: Homebrew tap\n${filler(12)}\n## Verification\n1. Run \`goreleaser release --snapshot --clean\` locally to test the configuration.\n${filler(8)}`;
     const blocks = episodeRecords({ request: plan, qa: [], outcome: 'Done: the tap formula is generated on release.', reports: [], files: [] })[0]!;

@@ -159,7 +159,7 @@ describe('flush turns', () => {
     await flushSession(after, deps);
     // A short follow-up folds into the episode before it: request and outcome, and the first turn once.
     assert.deepEqual(await episodes(), [
-      'Asked: which node version does ci use\nOutcome: CI runs on Node 20 (.github/workflows/ci.yml).\nThen asked: run the migrations against staging and tell me which tables changed → Migration 0042 added the shares table; nothing else changed.',
+      'Asked: which node version does ci use\nOutcome: CI runs on Node 20 (.github/workflows/ci.yml).\nThen asked: run the migrations against staging and tell me which tables changed → Migration 0042 added the shares table; nothing else changed. (ran: npm run migrate -- --env staging)',
     ]);
     assert.equal(after.openFrom, undefined);
     await engine.close();
