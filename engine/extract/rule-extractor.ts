@@ -157,6 +157,12 @@ const FINDING = /\broot cause\b|\b(?:was|is) caused by\b/i;
  */
 const CHANGE_LOG =
   /^(?:(?!(?:decision|decided|conclusion|outcome|summary|root cause)\b)[\w ]{1,30}:\s+)?(?:i |we )?(?:successfully )?(?:started|restarted|launched|ran|replaced|added|updated|removed|deleted|renamed|moved|changed|created|rewrote|refactored|extracted|converted|wrapped|split|merged|bumped|tweaked|adjusted|cleaned up|wired|hooked up|designed|implemented|introduced|pinned|installed|configured|set up|enabled|disabled|upgraded|downgraded|relocated)\b/i;
+/**
+ * The speaker reporting what they have just done ("I've git init'd", "I pushed the fix", "we just
+ * merged it"), not a decision they made ("we decided …", "I switched us to pnpm").
+ */
+const OWN_DOING =
+  /^(?:i|we)(?:'ve| have| had)?\s+(?:just |already |now |also |finally )?(?:[a-z]+\s+)?(?!(?:decided|agreed|settled|chose|switched|standardi[sz]ed|moved|migrated|pinned)\b)(?:[a-z]+(?:ed|'d)|made|done|built|ran|run|set up|got|wrote|written|sent|put|pushed|began|begun|did)\b/i;
 /** A change-log line that moves something somewhere: where it now lives is worth keeping. */
 const RELOCATION = /^(?:i |we )?(?:moved|renamed|relocated|extracted|split)\b[^.]*\b(?:to|into|under|in)\s/i;
 /**
@@ -374,6 +380,8 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     if (turn.role === 'assistant' && FINDING.test(read) && namesNothing(text)) continue;
     const scored = framed?.as === 'decision' || framed?.as === 'requirement' ? wantedState(read, framed.as === 'decision' ? 'decision' : 'constraint') : scoreSentence(read);
     if (!scored) continue;
+    // "FYI, I've git init'd", "heads up, I just merged the PR": the user telling what they did, no note to keep.
+    if (turn.role === 'user' && scored.best === 'note' && !durable && OWN_DOING.test(cleanContent(text))) continue;
     const next = list[i + 1];
     if (next && REASON_START.test(next.text) && !scoreSentence(next.text)) {
       text = `${text} ${next.text}`;

@@ -47,6 +47,15 @@ describe('extraction on natural text', () => {
     assert.deepEqual(splitSentences('Use Node.js here and extend React.Component when you write the view'), ['Use Node.js here and extend React.Component when you write the view']);
   });
 
+  it('keeps no note of what the user says they just did, but keeps what a note tells', async () => {
+    for (const did of ['FYI, I pushed the fix to main.', 'Heads up, I just merged the PR.', "FYI, I've git init'd."]) assert.deepEqual(await extract([user(did)]), [], did);
+    const kept = await extract([user('FYI the staging db is reset every night.'), user('Remember that we deploy on fridays.'), user('FYI we have decided to drop IE support.')]);
+    assert.deepEqual(
+      kept.map((c) => c.content),
+      ['The staging db is reset every night.', 'We deploy on fridays.', 'We have decided to drop IE support.'],
+    );
+  });
+
   it('reads a numbered list typed inline as its items, not "questions: 1." as a sentence', async () => {
     const answer =
       "FYI, I've git init'd. To answer your questions: 1. The initial dataset will be the San Francisco Bay Area. 2. I don't know where this data comes from yet. My suspicion is that there will need to be multiple sources. 3. We should not show any flat bars; there's enough as is.";
@@ -58,7 +67,7 @@ describe('extraction on natural text', () => {
       'My suspicion is that there will need to be multiple sources.',
       "We should not show any flat bars; there's enough as is.",
     ]);
-    assert.ok(!(await extract([user(answer)])).some((c) => /questions/.test(c.content)));
+    assert.ok(!(await extract([user(answer)])).some((c) => /questions|init'd/.test(c.content)), 'neither the lead-in nor what the user just did');
     // Numbers that do not run 1, 2 … are no list: version numbers and a lone "1." stay in their sentence.
     assert.deepEqual(splitSentences('We pinned it to version 1. Then 3. happened.'), ['We pinned it to version 1.', 'Then 3. happened.']);
   });
