@@ -129,6 +129,23 @@ export function isJunk(item: Injected, memories: readonly StoredMemory[], repoOf
   return { junk: !matchesAFact(item.content, labels), crossRepo, oneOff };
 }
 
+/**
+ * The fixture repository a stored memory belongs to: the name after `fixtures/` in its normalized
+ * remote (lower case, a space written %20: "github.com/fixtures/pai%20-%20tpos"), as the labels spell it.
+ */
+export function fixtureRepoName(repo: string | null, labelRepos: ReadonlyMap<string, string>): string | null {
+  if (!repo) return null;
+  const raw = /fixtures\/([^/]+)$/.exec(repo)?.[1] ?? repo;
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    // Not percent-encoded after all: the name as it is.
+  }
+  name = name.toLowerCase();
+  return labelRepos.get(name) ?? name;
+}
+
 export function pct(n: number, d: number): string {
   return d === 0 ? '—' : `${((100 * n) / d).toFixed(0)}%`;
 }

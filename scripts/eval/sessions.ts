@@ -29,7 +29,7 @@ import { pluginUser } from '../../test/helpers/plugin.js';
 import { tempDir } from '../../test/helpers/tmp.js';
 import { table, writeBenchSection } from '../bench/markdown.js';
 import { isAgentTranscript, loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
-import { containsAll, emptyScores, injectedItems, isJunk, isOneOff, matchesAFact, pct, statesFact, type Injected, type SetScores, type StoredMemory } from './session-score.js';
+import { containsAll, emptyScores, fixtureRepoName, injectedItems, isJunk, isOneOff, matchesAFact, pct, statesFact, type Injected, type SetScores, type StoredMemory } from './session-score.js';
 import { census } from './transcript-census.js';
 
 /** Small fixtures for --quick and for the test in the normal suite. */
@@ -243,11 +243,7 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   for (const f of fixtures) byRepo.set(f.labels.repo, [...(byRepo.get(f.labels.repo) ?? []), f.labels]);
   // Remotes are normalized to lower case: compare repository names that way.
   const labelRepo = new Map(fixtures.map((f) => [f.labels.repo.toLowerCase(), f.labels.repo]));
-  const repoNameOf = (repo: string | null): string | null => {
-    if (!repo) return null;
-    const name = (/fixtures\/([^/]+)$/.exec(repo)?.[1] ?? repo).toLowerCase();
-    return labelRepo.get(name) ?? name;
-  };
+  const repoNameOf = (repo: string | null): string | null => fixtureRepoName(repo, labelRepo);
   const recoveredByEpisode = new Set<string>();
   for (const f of fixtures) {
     if (f.labels.questions.length === 0) continue;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadFixtures } from '../../scripts/eval/session-replay.js';
-import { emptyScores, isJunk, type StoredMemory } from '../../scripts/eval/session-score.js';
+import { emptyScores, fixtureRepoName, isJunk, type StoredMemory } from '../../scripts/eval/session-score.js';
 import { evaluate, memorySets, renderTables, setColumns, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
 
 const FIXTURES = ['vsla-2cba43de', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix'];
@@ -82,6 +82,14 @@ describe('real sessions, replayed through hooks.json', () => {
     const injected = (repo: string) => ({ repo, category: 'note', content: `${preamble} ## Rules of Engagement` });
     assert.deepEqual(isJunk(injected('user-org'), memories, repoOf, () => []), { junk: false, crossRepo: false, oneOff: false });
     assert.equal(isJunk(injected('chess'), memories, repoOf, () => []).crossRepo, true, 'in a third repository it is another repository’s');
+  });
+
+  it('finds the fixture repository of a memory whose remote had a space in its name (normalized as %20)', () => {
+    const labelRepos = new Map([['pai - tpos', 'PAI - TPOS'], ['local-api', 'local-api']]);
+    assert.equal(fixtureRepoName('github.com/fixtures/pai%20-%20tpos', labelRepos), 'PAI - TPOS');
+    assert.equal(fixtureRepoName('github.com/fixtures/local-api', labelRepos), 'local-api');
+    assert.equal(fixtureRepoName('github.com/fixtures/100%-done', labelRepos), '100%-done', 'a stray % is no escape');
+    assert.equal(fixtureRepoName(null, labelRepos), null);
   });
 
   it('reports a set named in the labels (`"set": "blind-1"`) in a column named after it, after the legacy sets', () => {
