@@ -20,8 +20,10 @@ export interface ShellSteps {
  * a working shell is worth knowing.
  */
 const LOOKING_AROUND =
-  /^(?:cd|pushd|popd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|false|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[\[?|set|unset|exit|clear|read|if|then|else|elif|fi|for|while|do|done|case|esac)(?:\s|$)|^(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|add|rm|mv|commit|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|jj\s+(?:log|st|status|diff|show|describe|commit|new|bookmark|git)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b/;
+  /^(?:cd|pushd|popd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|false|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[\[?|set|unset|exit|clear|read|if|then|else|elif|fi|for|while|do|done|case|esac)(?:\s|$)|^(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|add|rm|mv|commit|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|git\s+worktree\s+list|jj\s+(?:log|st|status|diff|show|describe|commit|new|bookmark|git)|go\s+(?:list|version|env|mod\s+(?:graph|why))|(?:npm|pnpm|yarn)\s+(?:ls|list|view|info|outdated|why)|pip3?\s+(?:list|show|freeze)|cargo\s+(?:tree|metadata)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b/;
 
+/** Asking a tool its version ("node --version", "python3 -V"). */
+const VERSION_ONLY = /^\S+\s+(?:--version|-v|-V|version)$/;
 /** A pipe into a filter that only trims what is shown (`| tail -20`, `| grep -v warn`). */
 const TRIM_PIPE = /\s*\|\s*(?:tail|head|grep|egrep|rg|sort|uniq|wc|less|more|cat|tee|cut|jq|sed|awk)\b.*$/s;
 /** Redirections of the output that say nothing about the step. */
@@ -108,7 +110,7 @@ export function shellSteps(command: string): ShellSteps {
       continue;
     }
     const step = s.replace(/<<HEREDOC\d+/g, '<<…').replace(TRIM_PIPE, '').replace(REDIRECT, '').trim();
-    if (!step || LOOKING_AROUND.test(step.replace(/^(?:sudo|time|nohup|command)\s+/, ''))) continue;
+    if (!step || LOOKING_AROUND.test(step.replace(/^(?:sudo|time|nohup|command)\s+/, '')) || VERSION_ONLY.test(step)) continue;
     if (!steps.includes(step)) steps.push(step);
   }
   return { steps, commits };

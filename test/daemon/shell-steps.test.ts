@@ -12,6 +12,7 @@ describe('shellSteps', () => {
     assert.deepEqual(shellSteps(`set -e\neval "$(./bin/mise env -s bash)" >/dev/null 2>&1; export ASC_DEFAULT_OUTPUT=json\n./Scripts/asc.sh versions list --app 6799644194 --limit 8`).steps, ['eval "$(./bin/mise env -s bash)"', 'export ASC_DEFAULT_OUTPUT=json', './Scripts/asc.sh versions list --app 6799644194 --limit 8']);
     assert.deepEqual(shellSteps('echo "=== ruff ===" && python -m ruff check src/ && echo "=== tests ===" && uv run python -m pytest tests/ -q').steps, ['python -m ruff check src/', 'uv run python -m pytest tests/ -q']);
     assert.deepEqual(shellSteps('ls -la src && git status && grep -rn TODO src | head').steps, []);
+    assert.deepEqual(shellSteps('git worktree list; go mod graph; go list -m -versions golang.org/x/net; node --version; npm ls vite; go mod tidy').steps, ['go mod tidy']);
     assert.deepEqual(shellSteps('pnpm -C apps/web run typecheck 2>&1 | tail -10 && echo "---" && pnpm -C apps/web run test').steps, ['pnpm -C apps/web run typecheck', 'pnpm -C apps/web run test']);
     // Quoted separators are no step boundaries.
     assert.deepEqual(shellSteps(`node -e "console.log(1); process.exit(0)" && npm run build`).steps, ['node -e "console.log(1); process.exit(0)"', 'npm run build']);
