@@ -181,6 +181,7 @@ export class Daemon {
       this.lastFlush = { at: new Date().toISOString(), session_id: sessionId, memories: written };
       if (s.ended && s.transcript) this.watcher.unwatch(s.transcript);
       this.log.info('flushed', { session: sessionId, turns: result.turns, candidates: result.candidates, written });
+      if (result.refused) this.log.warn('records the store refused were left out of the flush', { session: sessionId, refused: result.refused });
       return result;
     } catch (err) {
       this.lastError = { at: new Date().toISOString(), message: err instanceof Error ? err.message : String(err) };

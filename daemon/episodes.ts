@@ -15,7 +15,7 @@
  * oldest are forgotten); recall weighs them below extracted facts, takes one block per episode and
  * injects at most MAX_EPISODES_INJECTED per prompt (episode-rows.ts).
  */
-import { contentHash, isNarration, isQuestion, sentences, squeeze, type MemoryEngine, type VersionRow } from '../engine/index.js';
+import { contentHash, EngineError, isNarration, isQuestion, sentences, squeeze, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { EPISODE_META, isDocument } from './episode-rows.js';
 import { shellSteps } from './shell-steps.js';
 import type { Turn } from './transcript.js';
@@ -283,14 +283,17 @@ export interface EpisodeScope {
   run_id: string;
   repo: string | null;
   dir: string | null;
+  /** Told of a record the store refused for what it holds (too long, malformed); the flush goes on without it. */
+  onRefused?: (err: EngineError) => void;
 }
 
 /**
  * Store one record (an episode, a report, a project document) in the session's repository: the
  * blocks of one text (recall shows one of them), with `metadata` beside the episode marker.
  */
-export function addEpisodeRecord(engine: MemoryEngine, scope: EpisodeScope, blocks: readonly string[], metadata: Record<string, unknown>): Promise<VersionRow[]> {
-  return engine.add({
+export async function addEpisodeRecord(engine: MemoryEngine, scope: EpisodeScope, blocks: readonly string[], metadata: Record<string, unknown>): Promise<VersionRow[]> {
+  try {
+    return await engine.add({
     content: blocks.join('\n'),
     ...(blocks.length > 1 ? { parts: [...blocks] } : {}),
     user_id: scope.user_id,
@@ -302,7 +305,14 @@ export function addEpisodeRecord(engine: MemoryEngine, scope: EpisodeScope, bloc
     category: 'note',
     source: { kind: 'capture', session_id: scope.run_id },
     metadata: { ...EPISODE_META, ...metadata },
-  });
+    });
+  } catch (err) {
+    // One record the store refuses for what it holds must not hold up every later turn of the
+    // session (the flush would fail and be retried forever): it is left out and reported.
+    if (!(err instanceof EngineError) || (err.code !== 'CONTENT_TOO_LARGE' && err.code !== 'VALIDATION')) throw err;
+    scope.onRefused?.(err);
+    return [];
+  }
 }
 
 /**

@@ -27,6 +27,8 @@ export interface FlushResult {
   results: IngestResult[];
   /** Episodes added or extended (episodes.ts). */
   episodes: number;
+  /** Why the store refused records this flush left out (a record too long or malformed), if any did. */
+  refused?: string[];
 }
 
 /** Turns derived from journaled hook events (used for whatever the transcript does not have). */
@@ -139,7 +141,8 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
           source: { kind: 'capture', session_id: s.id },
         })
       : [];
-  const scope = { user_id: deps.userId, run_id: s.id, repo: s.repo, dir: s.dir };
+  const refused: string[] = [];
+  const scope = { user_id: deps.userId, run_id: s.id, repo: s.repo, dir: s.dir, onRefused: (err: Error) => refused.push(err.message) };
   // A turn still going on is carried to the next flush: its request now and its outcome later would
   // each be no episode (the outcome's turns have no request).
   const mine = [...(s.openTurn ?? []), ...clean.slice(0, own.length)];
@@ -163,5 +166,5 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   s.pending = s.pending.filter((e) => e.j > maxJ);
   s.lastFlush = Date.now();
   s.memories += results.filter((r) => r.event !== 'NOOP').length;
-  return { session_id: s.id, turns: turns.length, candidates: candidates.length, results, episodes };
+  return { session_id: s.id, turns: turns.length, candidates: candidates.length, results, episodes, ...(refused.length > 0 ? { refused } : {}) };
 }

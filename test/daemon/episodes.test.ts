@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isReport, turnOf, weighEpisodes } from '../../daemon/episode-rows.js';
 import { episodeSnippet, SNIPPET_CHARS } from '../../daemon/episode-snippet.js';
-import { episodeDrafts, episodeRecords, projectPath, recordEpisodes, repoFolder } from '../../daemon/episodes.js';
+import { addEpisodeRecord, episodeDrafts, episodeRecords, projectPath, recordEpisodes, repoFolder } from '../../daemon/episodes.js';
 import type { Turn } from '../../daemon/transcript.js';
 import { MemoryEngine } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
@@ -109,6 +109,20 @@ describe('episodes', () => {
     assert.ok(blocks.every((b) => b.startsWith('Asked')));
     const whole = blocks.join('\n');
     assert.ok(whole.includes('Answered: Question 8 about the design?') && whole.includes('area:9') && whole.includes('Outcome: Reviewed; the design holds.'), 'nothing lost');
+  });
+
+  it('leaves out a record the store refuses for what it holds, reports why, and stores the next one', async () => {
+    const e = await engine();
+    const refused: string[] = [];
+    const mine = { ...scope, onRefused: (err: Error) => refused.push(err.message) };
+    assert.deepEqual(await addEpisodeRecord(e, mine, ['Asked: a record whose first block is too long ' + 'x'.repeat(4_500), 'Asked (continued): …'], {}), []);
+    assert.match(refused[0] ?? '', /at most 4000/);
+    assert.equal((await addEpisodeRecord(e, mine, ['Asked: a record of a normal size'], {})).length, 1);
+    assert.equal(refused.length, 1);
+    await e.close();
+    // Anything else (here, a closed store) still fails the flush, to be retried.
+    await assert.rejects(addEpisodeRecord(e, mine, ['Asked: after close'], {}));
+    assert.equal(refused.length, 1);
   });
 
   it('keeps a long request whole (a plan to implement), after the outcome, and search finds what the plan decided', async () => {
