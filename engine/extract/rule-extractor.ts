@@ -328,6 +328,9 @@ function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
   return out;
 }
 
+/** An AskUserQuestion answer that is one of the options offered: its label, then its description in parentheses. */
+const PICKED_OPTION = /^[^()\n]{1,80} \((?:[^()]|\([^()]*\))*\w(?:[^()]|\([^()]*\))*\)$/;
+
 /**
  * The text of a turn the cues read: the compaction summary's lasting sections, the user's words
  * without pasted output, and of an AskUserQuestion turn only the answers (the questions are the
@@ -335,7 +338,15 @@ function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
  */
 function proseOf(turn: ExtractTurn): string {
   if (turn.kind === 'summary') return lastingSummary(turn.text);
-  if (turn.kind === 'answer') return turn.text.split('\n').map((line) => /→\s*(.+)$/.exec(line)?.[1] ?? line).join('\n\n');
+  // An option picked ("→ localhost:3000 (Standard localhost detection …)": the label, then the
+  // option's description) is read with its question only (answers.ts): label and description are the
+  // assistant's words, and without the question they state nothing. What the user typed is read.
+  if (turn.kind === 'answer')
+    return turn.text
+      .split('\n')
+      .map((line) => /→\s*(.+)$/.exec(line)?.[1] ?? line)
+      .filter((answer) => !PICKED_OPTION.test(answer))
+      .join('\n\n');
   return turn.role === 'user' ? stripPastedOutput(turn.text) : turn.text;
 }
 

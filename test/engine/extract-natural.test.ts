@@ -231,6 +231,12 @@ describe('extraction on natural text', () => {
       got.map((c) => [c.category, c.content]),
       [['decision', 'Which package manager: pnpm (fast, strict).']],
     );
+    // An option picked under a question that asks no lasting choice is no statement of its own, however
+    // its label and description read (a real session, blind-29: the port cue fired on the option).
+    const option = 'For local development, what URL would the API see that tells it "this is local"? → localhost:3000 (Standard localhost detection - if it\'s localhost, it\'s local)';
+    assert.deepEqual(await extract([user(option, 'answer')]), []);
+    const typed = await extract([user('Which package manager? → we always use pnpm here, never npm', 'answer')]);
+    assert.ok(typed.some((c) => c.content === 'We always use pnpm here, never npm.'), 'what the user typed is read as prose too');
   });
 
   it('drops an answer the user takes back in the next prompt, and keeps one followed by a new request', async () => {
