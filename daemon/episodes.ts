@@ -19,6 +19,7 @@ import { contentHash, EngineError, isNarration, isQuestion, sentences, squeeze, 
 import { EPISODE_META, isDocument } from './episode-rows.js';
 import { shellSteps } from './shell-steps.js';
 import type { Turn } from './transcript.js';
+import { SHELL_TOOL } from './transcript-lines.js';
 
 /** Episode blocks kept per repository; older ones are forgotten at flush. */
 export const EPISODE_BLOCKS_PER_REPO = 1000;
@@ -96,7 +97,7 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       continue;
     }
     if (!cur) continue;
-    const command = t.role === 'tool' && /^(?:bash|shell)$/i.test(t.tool ?? '') ? (t.command ?? /^\$ (.+)/.exec(t.text)?.[1])?.trim() : undefined;
+    const command = t.role === 'tool' && SHELL_TOOL.test(t.tool ?? '') ? (t.command ?? /^\$ (.+)/.exec(t.text)?.[1])?.trim() : undefined;
     if (command) {
       const ok = t.ok !== false;
       const { steps, commits } = shellSteps(command);

@@ -9,6 +9,7 @@
  * Only a read that shows the description counts: a `gh pr view … --json statusCheckRollup` or a
  * state query is not a document, nor a description too short to say anything.
  */
+import { SHELL_TOOL } from './transcript-lines.js';
 
 /** An issue or pull request as read: its name in the project ("issue #12", "pull request #493", "issue ENG-1832") and its title and description. */
 export interface TrackerItem {
@@ -33,7 +34,7 @@ const ID_FIELDS = ['id', 'identifier', 'issueIdOrKey', 'issue_key', 'issueKey', 
 /** The item a tool call read, when it is an issue or pull request read whose description came back; else null. */
 export function trackerItem(tool: string, input: unknown, output: string): TrackerItem | null {
   const args = (input ?? {}) as Record<string, unknown>;
-  if (/^(?:bash|shell)$/i.test(tool)) return typeof args.command === 'string' ? ghItem(args.command, output) : null;
+  if (SHELL_TOOL.test(tool)) return typeof args.command === 'string' ? ghItem(args.command, output) : null;
   if (!MCP_READ.test(tool)) return null;
   // GitHub's combined read tools take a method: only `get` reads the item itself (not its reviews, files or comments).
   if (typeof args.method === 'string' && args.method !== 'get') return null;

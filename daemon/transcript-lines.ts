@@ -70,6 +70,9 @@ export function toolResultText(content: unknown): string {
   return text.replace(SYSTEM_REMINDER, '\n').trim() || text.trim();
 }
 
+/** The tools that run a shell command (`input.command`). */
+export const SHELL_TOOL = /^(?:bash|shell)$/i;
+
 /** How Claude Code (before the isCompactSummary flag) opened the summary of a compacted conversation. */
 export const CONTINUED = /^This session is being continued from a previous conversation/;
 /** Local command echoes and caveats Claude Code writes as user lines. */

@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, taskOutputReport, toolResultText, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -222,9 +222,10 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
             continue;
           }
         }
-        const shell = call && /^(?:bash|shell)$/i.test(call.name) ? (call.input as { command?: unknown } | undefined)?.command : undefined;
+        const cmd = call && SHELL_TOOL.test(call.name) ? (call.input as { command?: unknown } | undefined)?.command : undefined;
+        const shell = typeof cmd === 'string' ? cmd : undefined;
         // A command that printed nothing still ran (a build, a quiet commit); other silent results say nothing.
-        if (!text && typeof shell !== 'string') continue;
+        if (!text && shell === undefined) continue;
         // A background launch (an agent, a workflow) says nothing yet: its report comes in a notification.
         const launched = (e.toolUseResult as { isAsync?: unknown; status?: unknown } | undefined) ?? {};
         if (!b.is_error && (launched.status === 'async_launched' || (launched.isAsync === true && DELEGATE_TOOLS.has(call?.name ?? '')))) continue;
@@ -242,7 +243,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         }
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
         const item = call && !b.is_error ? (trackerItem(call.name, call.input, text) ?? editedFile(call, e.toolUseResult)) : null;
-        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(call, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(typeof shell === 'string' ? { command: shell } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
+        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(shell, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(shell !== undefined ? { command: shell } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
       } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
         const asked = COMMAND_NOISE.test(b.text) ? command(e) : null;
         if (asked?.length === 0) continue;
@@ -296,8 +297,7 @@ function documentWrites(tool: string, path: string, input: unknown): DocumentWri
   return [];
 }
 
-/** Tool output in the capture format: a shell command first (`$ cmd`), then what it printed. */
-function toolText(call: { name: string; input: unknown } | undefined, output: string): string {
-  const cmd = (call?.input as { command?: unknown } | undefined)?.command;
-  return call && /^(?:bash|shell)$/i.test(call.name) && typeof cmd === 'string' && !cmd.includes('\n') ? `$ ${cmd}\n${output}` : output;
+/** Tool output in the capture format: a one-line shell command first (`$ cmd`), then what it printed. */
+function toolText(command: string | undefined, output: string): string {
+  return command !== undefined && !command.includes('\n') ? `$ ${command}\n${output}` : output;
 }

@@ -329,7 +329,7 @@ function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
 }
 
 /** An AskUserQuestion answer that is one of the options offered: its label, then its description in parentheses. */
-const PICKED_OPTION = /^[^()\n]{1,80} \((?:[^()]|\([^()]*\))*\w(?:[^()]|\([^()]*\))*\)$/;
+const PICKED_OPTION = /^[^()\n]{1,80} \((?:[^()]|\([^()]*\))+\)$/;
 
 /**
  * The text of a turn the cues read: the compaction summary's lasting sections, the user's words

@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, shellOutputText } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -80,7 +80,7 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   const shellCalls = new Set<string>();
   for (const e of entries) {
     const c = e.type === 'assistant' ? e.message?.content : undefined;
-    if (Array.isArray(c)) for (const b of c as { type?: string; id?: string; name?: string }[]) if (b?.type === 'tool_use' && b.id && /^(?:bash|shell)$/i.test(b.name ?? '')) shellCalls.add(b.id);
+    if (Array.isArray(c)) for (const b of c as { type?: string; id?: string; name?: string }[]) if (b?.type === 'tool_use' && b.id && SHELL_TOOL.test(b.name ?? '')) shellCalls.add(b.id);
   }
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
