@@ -16,6 +16,9 @@ export const FLUSH_EVENTS: ReadonlySet<string> = new Set(['Stop', 'PreCompact', 
 const MAX_TEXT = 8000;
 const MAX_TOOL_TEXT = 2000;
 
+/** How a clipped text ends (`clip`). */
+export const CLIPPED = /…\[\d+ more characters\]$/;
+
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…[${text.length - max} more characters]` : text;
 }
@@ -28,6 +31,22 @@ function clean(value: unknown, max: number): string | undefined {
   const text = typeof value === 'string' ? redact(value).text : JSON.stringify(redactValue(value));
   if (text === undefined) return undefined;
   return clip(text, max);
+}
+
+/**
+ * What a tool printed, from Claude Code's `tool_response`: a shell's stdout and stderr, an MCP tool's
+ * text blocks, a read file's content; any other shape as it is (serialised by `clean`).
+ */
+function responseText(response: unknown): unknown {
+  if (!response || typeof response !== 'object') return response;
+  const r = response as { stdout?: unknown; stderr?: unknown; content?: unknown; file?: { content?: unknown } };
+  if (typeof r.stdout === 'string') return [r.stdout, typeof r.stderr === 'string' ? r.stderr : ''].filter((t) => t.trim()).join('\n');
+  if (Array.isArray(r.content)) {
+    const text = r.content.map((b: { type?: unknown; text?: unknown }) => (b?.type === 'text' && typeof b.text === 'string' ? b.text : '')).filter(Boolean);
+    if (text.length > 0) return text.join('\n');
+  }
+  if (typeof r.file?.content === 'string') return r.file.content;
+  return response;
 }
 
 /** A short description of a tool call's input (the command, the file), redacted. */
@@ -88,7 +107,8 @@ export function journalPayload(event: string, p: Record<string, unknown>): Recor
       put('tool', tool);
       put('input', toolInput(tool, p.tool_input));
       put('ok', event === 'PostToolUse');
-      put('output', clean(p.tool_response ?? p.tool_result, MAX_TOOL_TEXT));
+      put('tool_use_id', typeof p.tool_use_id === 'string' && p.tool_use_id ? p.tool_use_id : undefined);
+      put('output', clean(responseText(p.tool_response ?? p.tool_result), MAX_TOOL_TEXT));
       put('error', clean(p.error ?? p.error_message, MAX_TOOL_TEXT));
       break;
     }

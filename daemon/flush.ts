@@ -6,8 +6,9 @@
  */
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
-import { AGENT_NOTICE, notificationReport } from './transcript-lines.js';
-import { readTranscript, type Turn } from './transcript.js';
+import { CLIPPED } from './capture.js';
+import { AGENT_NOTICE, notificationReport, SHELL_TOOL, SYSTEM_REMINDER, withoutIdeContext } from './transcript-lines.js';
+import { readTranscript, toolText, type Turn } from './transcript.js';
 import { opensEpisode, recordEpisodes } from './episodes.js';
 import { recordDocuments } from './documents.js';
 import type { JournalEntry } from './journal.js';
@@ -39,24 +40,56 @@ export function journalTurns(entries: readonly JournalEntry[]): Turn[] {
     if (e.e === 'UserPromptSubmit' && typeof p.prompt === 'string') {
       // A background task's notification or another session's message is an agent talking, not the user.
       const note = notificationReport(p.prompt);
+      const prompt = withoutIdeContext(p.prompt);
       if (note) turns.push({ uuid: null, role: 'tool', tool: 'Task', kind: 'report', text: note.text, ...(note.title ? { title: note.title } : {}) });
-      else if (!AGENT_NOTICE.test(p.prompt)) turns.push({ uuid: null, role: 'user', text: p.prompt });
+      else if (prompt && !AGENT_NOTICE.test(prompt)) turns.push({ uuid: null, role: 'user', text: prompt });
     } else if (e.e === 'Stop' && typeof p.message === 'string') turns.push({ uuid: null, role: 'assistant', text: p.message });
     // A subagent's last message is its report to the parent agent, not the assistant's words.
     else if (e.e === 'SubagentStop' && typeof p.message === 'string' && typeof p.agent_transcript_path !== 'string') turns.push({ uuid: null, role: 'tool', tool: 'Task', kind: 'report', text: p.message });
-    else if (e.e === 'PostToolUseFailure' && typeof p.error === 'string') {
-      turns.push({ uuid: null, role: 'tool', text: `${typeof p.input === 'string' ? `${p.input}\n` : ''}${p.error}`, ok: false, ...(typeof p.tool === 'string' ? { tool: p.tool } : {}) });
-    } else if (e.e === 'PostToolUse' && typeof p.output === 'string') {
-      turns.push({ uuid: null, role: 'tool', text: `${typeof p.input === 'string' ? `${p.input}\n` : ''}${p.output}`, ok: true, ...(typeof p.tool === 'string' ? { tool: p.tool } : {}) });
+    else if ((e.e === 'PostToolUse' && typeof p.output === 'string') || (e.e === 'PostToolUseFailure' && typeof p.error === 'string')) {
+      const ok = e.e === 'PostToolUse';
+      const tool = typeof p.tool === 'string' ? p.tool : undefined;
+      const input = typeof p.input === 'string' ? p.input : undefined;
+      // A shell command journaled whole (not clipped) is read like the transcript's: its steps, its commits.
+      const command = tool && SHELL_TOOL.test(tool) && input && !CLIPPED.test(input) ? input : undefined;
+      const said = (ok ? p.output : p.error) as string;
+      turns.push({
+        uuid: null,
+        role: 'tool',
+        text: command !== undefined ? toolText(command, said) : `${input !== undefined ? `${input}\n` : ''}${said}`,
+        ok,
+        ...(tool ? { tool } : {}),
+        ...(command !== undefined ? { command } : {}),
+        ...(typeof p.tool_use_id === 'string' ? { toolUseId: p.tool_use_id } : {}),
+      });
     }
   }
   return turns;
 }
 
-/** Transcript turns, plus journal turns whose text the transcript does not already hold. */
-export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[]): Turn[] {
+/** Words compared without what is not the speaker's: the IDE's notes, Claude Code's reminders, spacing. */
+function spoken(text: string): string {
+  return withoutIdeContext(text).replace(SYSTEM_REMINDER, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Transcript turns, plus the journal turns the transcript does not already hold: a tool call whose
+ * result the transcript has shown (same `tool_use_id`), or words the transcript holds. The journal's
+ * words are redacted and may be clipped: they count as held when a transcript turn, redacted, says
+ * the same (or begins with what was kept of a clipped message).
+ */
+export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[], results: ReadonlySet<string> = new Set()): Turn[] {
   const seen = new Set(transcript.map((t) => contentHash(t.text)));
-  return [...transcript, ...journal.filter((t) => !seen.has(contentHash(t.text)))];
+  let said: string[] | undefined;
+  const held = (t: Turn): boolean => {
+    if (t.toolUseId !== undefined && results.has(t.toolUseId)) return true;
+    if (seen.has(contentHash(t.text))) return true;
+    if (t.role === 'tool') return false;
+    said ??= transcript.filter((u) => u.role !== 'tool').map((u) => `${u.role}:${spoken(redact(u.text).text)}`);
+    const words = `${t.role}:${spoken(t.text.replace(CLIPPED, ''))}`;
+    return CLIPPED.test(t.text) ? said.some((u) => u.startsWith(words)) : said.includes(words);
+  };
+  return [...transcript, ...journal.filter((t) => !held(t))];
 }
 
 /**
@@ -64,9 +97,13 @@ export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[]
  * each one's task, its work and its report, after the session's own turns. A report the session's
  * transcript also holds (the Task tool's result) is then left to the subagent's turns.
  */
-export function subagentTurns(entries: readonly JournalEntry[]): Turn[] {
+export function subagentTurns(entries: readonly JournalEntry[], s?: LiveSession): Turn[] {
   const files = [...new Set(entries.filter((e) => e.e === 'SubagentStop' && typeof e.p.agent_transcript_path === 'string').map((e) => e.p.agent_transcript_path as string))];
-  return files.flatMap((f) => readTranscript(f, 0, { agent: true }).turns);
+  return files.flatMap((f) => {
+    const r = readTranscript(f, 0, { agent: true });
+    if (s) noteResults(s, r.results);
+    return r.turns;
+  });
 }
 
 /** Most turns an unfinished turn carries to the next flush; a longer one is recorded as it stands. */
@@ -89,6 +126,18 @@ function insideTurn(s: LiveSession, pending: readonly JournalEntry[], deps: Flus
   return prompt >= 0 || (s.openTurn?.length ?? 0) > 0;
 }
 
+/** Most tool-result ids a session remembers (`LiveSession.toolResults`). */
+const MAX_RESULT_IDS = 4096;
+
+function noteResults(s: LiveSession, ids: readonly string[]): void {
+  const known = (s.toolResults ??= new Set());
+  for (const id of ids) known.add(id);
+  for (const id of known) {
+    if (known.size <= MAX_RESULT_IDS) break;
+    known.delete(id);
+  }
+}
+
 /** Read the transcript ahead of the flushed cursor into the session's buffer. */
 export function readAhead(s: LiveSession): void {
   if (!s.transcript) return;
@@ -99,6 +148,7 @@ export function readAhead(s: LiveSession): void {
     s.offset = 0;
   }
   s.buffered.push(...r.turns, ...r.agents.map((t): Turn => ({ ...t, sidechain: true })));
+  noteResults(s, r.results);
   s.readOffset = r.offset;
 }
 
@@ -107,10 +157,10 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   if (deps.readTranscript !== false) readAhead(s);
   const pending = [...s.pending];
   // Subagents' conversations: an older client's written inline in the transcript, a newer one's in their own files.
-  const agents = [...s.buffered.filter((t) => t.sidechain), ...(deps.readTranscript !== false ? subagentTurns(pending) : [])];
+  const agents = [...s.buffered.filter((t) => t.sidechain), ...(deps.readTranscript !== false ? subagentTurns(pending, s) : [])];
   const agentText = new Set(agents.filter((t) => t.role === 'assistant').map((t) => contentHash(t.text)));
   const read = s.buffered.filter((t) => !t.sidechain);
-  const own = mergeTurns(read, journalTurns(pending)).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
+  const own = mergeTurns(read, journalTurns(pending), s.toolResults).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
   const turns = [...own, ...agents];
   // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
   const clean: Turn[] = turns.map((t) => ({

@@ -41,6 +41,11 @@ export interface LiveSession extends SessionRecord {
    * its request on, redacted: its episode is recorded once the turn ends, request and outcome together.
    */
   openTurn?: Turn[];
+  /**
+   * The tool results the transcript has shown (their `tool_use_id`, the latest few thousand; in memory
+   * only): a PostToolUse event of one of them adds nothing (`mergeTurns`).
+   */
+  toolResults?: Set<string>;
 }
 
 /** Forget the turn in progress and where to read it again from (a purge, a new transcript, a salvage). */
@@ -88,8 +93,8 @@ export class SessionTable {
   save(): void {
     const out: Record<string, SessionRecord> = {};
     for (const s of this.live.values()) {
-      // Only cursors and counts: turns (buffered, a turn in progress) stay in memory, never on disk.
-      const { pending: _p, buffered: _b, readOffset: _r, openTurn: _o, ...rec } = s;
+      // Only cursors and counts: turns (buffered, a turn in progress) and tool-result ids stay in memory, never on disk.
+      const { pending: _p, buffered: _b, readOffset: _r, openTurn: _o, toolResults: _t, ...rec } = s;
       out[s.id] = rec;
     }
     writeState(this.file, out);

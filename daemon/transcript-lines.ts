@@ -59,7 +59,7 @@ export function blockText(content: unknown): string {
  * file, you should consider whether it would be considered malware …"; todo and plan reminders): the
  * harness's words, not the tool's output.
  */
-const SYSTEM_REMINDER = /\s*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
+export const SYSTEM_REMINDER = /\s*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
 
 /**
  * A tool result's text without the reminders Claude Code appended to it; a result that is nothing but
@@ -68,6 +68,16 @@ const SYSTEM_REMINDER = /\s*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
 export function toolResultText(content: unknown): string {
   const text = blockText(content);
   return text.replace(SYSTEM_REMINDER, '\n').trim() || text.trim();
+}
+
+/**
+ * What an IDE extension adds to a prompt (`<ide_opened_file>The user opened the file … in the IDE.
+ * This may or may not be related …</ide_opened_file>`, `<ide_selection>…`): Claude Code's words.
+ */
+const IDE_CONTEXT = /\s*<(ide_[a-z_]+)>[\s\S]*?<\/\1>\s*/g;
+
+export function withoutIdeContext(text: string): string {
+  return text.replace(IDE_CONTEXT, '\n').trim();
 }
 
 /** The tools that run a shell command (`input.command`). */

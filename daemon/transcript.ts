@@ -54,6 +54,8 @@ export interface Turn {
   writes?: DocumentWrite[];
   /** The whole command a shell tool ran (tool turns), its lines included. */
   command?: string;
+  /** The tool call a tool turn is the result of (`tool_use_id`), when known. */
+  toolUseId?: string;
   /** The file a Read tool result shows (tool turns). */
   path?: string;
   /**
@@ -83,18 +85,34 @@ export interface ReadResult {
   offset: number;
   /** The file shrank or was replaced: reading restarted from the beginning. */
   rewound: boolean;
+  /**
+   * The ids of every tool result the lines read hold (`tool_use_id`), turned into a turn or not: the
+   * hook events of those calls (PostToolUse carries the same id) have nothing to add.
+   */
+  results: string[];
 }
 
 const MAX_READ = 32 * 1024 * 1024;
 /** Tools whose input names a file the assistant changed. */
 const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+/** The `tool_use_id` of every tool result in these lines, on any branch. */
+function toolResultIds(entries: readonly RawEntry[]): string[] {
+  const ids: string[] = [];
+  for (const e of entries) {
+    const content = e.type === 'user' ? e.message?.content : undefined;
+    if (!Array.isArray(content)) continue;
+    for (const b of content as { type?: string; tool_use_id?: unknown }[]) if (b?.type === 'tool_result' && typeof b.tool_use_id === 'string') ids.push(b.tool_use_id);
+  }
+  return ids;
+}
+
 /** Read complete lines after `offset`. */
 export function readTranscript(file: string, offset: number, opts: ReadOptions = {}): ReadResult {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
   } catch {
-    return { turns: [], agents: [], offset, rewound: false };
+    return { turns: [], agents: [], offset, rewound: false, results: [] };
   }
   try {
     const size = fs.fstatSync(fd).size;
@@ -104,15 +122,15 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions =
       rewound = true;
     }
     const len = Math.min(size - offset, MAX_READ);
-    if (len <= 0) return { turns: [], agents: [], offset, rewound };
+    if (len <= 0) return { turns: [], agents: [], offset, rewound, results: [] };
     const buf = Buffer.alloc(len);
     fs.readSync(fd, buf, 0, len, offset);
     const lastNl = buf.lastIndexOf(0x0a);
-    if (lastNl < 0) return { turns: [], agents: [], offset, rewound };
+    if (lastNl < 0) return { turns: [], agents: [], offset, rewound, results: [] };
     const entries = parseEntries(buf.subarray(0, lastNl).toString('utf8'));
     const kept = activeBranch(entries, opts);
     const agents = opts.agent ? [] : inlineSidechains(entries).flatMap((side) => toTurns(activeBranch(side, { agent: true }), { agent: true }));
-    return { turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts), agents, offset: offset + lastNl + 1, rewound };
+    return { turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts), agents, offset: offset + lastNl + 1, rewound, results: toolResultIds(entries) };
   } finally {
     fs.closeSync(fd);
   }
@@ -298,6 +316,7 @@ function documentWrites(tool: string, path: string, input: unknown): DocumentWri
 }
 
 /** Tool output in the capture format: a one-line shell command first (`$ cmd`), then what it printed. */
-function toolText(command: string | undefined, output: string): string {
+/** A tool result's text: a one-line shell command as `$ command`, then what it printed. */
+export function toolText(command: string | undefined, output: string): string {
   return command !== undefined && !command.includes('\n') ? `$ ${command}\n${output}` : output;
 }

@@ -138,7 +138,7 @@ function agentSteps(lines: readonly string[], base: { session_id: string; cwd: s
       if (t) last = t;
       for (const b of content as { type?: string; id?: string; name?: string; input?: unknown }[]) if (b?.type === 'tool_use' && b.id && b.name) tools.set(b.id, { name: b.name, input: b.input });
     }
-    if (e.type === 'user') steps.push(...toolEvents(content, tools, base, flushLines));
+    if (e.type === 'user') steps.push(...toolEvents(content, e.toolUseResult, tools, base, flushLines));
   });
   flushLines();
   steps.push({ hook: 'SubagentStop', payload: { ...base, hook_event_name: 'SubagentStop', stop_hook_active: false, agent_id: agentId, agent_transcript_path: file, ...(last ? { last_assistant_message: last } : {}) } });
@@ -146,17 +146,22 @@ function agentSteps(lines: readonly string[], base: { session_id: string; cwd: s
   return steps;
 }
 
-/** PostToolUse / PostToolUseFailure for the tool results of one user line (the lines before them appended first). */
-function toolEvents(content: unknown[], tools: ReadonlyMap<string, { name: string; input: unknown }>, base: Record<string, unknown>, flushLines: () => void): Step[] {
+/**
+ * PostToolUse / PostToolUseFailure for the tool results of one user line (the lines before them
+ * appended first), as Claude Code fires them: with the call's `tool_use_id`, and the tool's own
+ * response (the line's `toolUseResult`: a shell's stdout and stderr …) when the line holds one result.
+ */
+function toolEvents(content: unknown[], response: unknown, tools: ReadonlyMap<string, { name: string; input: unknown }>, base: Record<string, unknown>, flushLines: () => void): Step[] {
   const steps: Step[] = [];
-  for (const b of content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]) {
-    if (b?.type !== 'tool_result') continue;
+  const results = (content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[]).filter((b) => b?.type === 'tool_result');
+  for (const b of results) {
     const call = b.tool_use_id ? tools.get(b.tool_use_id) : undefined;
     if (!call) continue;
     flushLines();
     const event = b.is_error ? 'PostToolUseFailure' : 'PostToolUse';
     const out = typeof b.content === 'string' ? b.content : JSON.stringify(b.content);
-    steps.push({ hook: event, payload: { ...base, hook_event_name: event, tool_name: call.name, tool_input: call.input, ...(b.is_error ? { error: out } : { tool_response: out }) } });
+    const said = b.is_error ? { error: out } : { tool_response: results.length === 1 && response && typeof response === 'object' ? response : out };
+    steps.push({ hook: event, payload: { ...base, hook_event_name: event, tool_name: call.name, tool_input: call.input, tool_use_id: b.tool_use_id, ...said } });
   }
   return steps;
 }
@@ -210,7 +215,7 @@ export function replaySteps(text: string, base: { session_id: string; cwd: strin
     if (e.type === 'assistant' && Array.isArray(content)) {
       for (const b of content as { type?: string; id?: string; name?: string; input?: unknown }[]) if (b?.type === 'tool_use' && b.id && b.name) tools.set(b.id, { name: b.name, input: b.input });
     }
-    if (e.type === 'user' && !e.isSidechain && Array.isArray(content)) steps.push(...toolEvents(content, tools, base, flushLines));
+    if (e.type === 'user' && !e.isSidechain && Array.isArray(content)) steps.push(...toolEvents(content, e.toolUseResult, tools, base, flushLines));
   });
   stop();
   flushLines();

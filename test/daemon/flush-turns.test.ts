@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { journalPayload } from '../../daemon/capture.js';
-import { flushSession, journalTurns, subagentTurns } from '../../daemon/flush.js';
+import { flushSession, journalTurns, mergeTurns, subagentTurns } from '../../daemon/flush.js';
 import type { JournalEntry } from '../../daemon/journal.js';
 import { SessionTable, type LiveSession } from '../../daemon/sessions.js';
-import { MemoryEngine, RuleExtractor } from '../../engine/index.js';
+import { readTranscript } from '../../daemon/transcript.js';
+import { MemoryEngine, RuleExtractor, type ExtractTurn } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
+import { randomBytes } from 'node:crypto';
 import { tempDir } from '../helpers/tmp.js';
 
 const entry = (e: string, p: Record<string, unknown>, j = 1): JournalEntry => ({ t: 0, s: 's1', e, p: journalPayload(e, { hook_event_name: e, ...p }), j }) as JournalEntry;
@@ -162,6 +164,97 @@ describe('flush turns', () => {
       'Asked: which node version does ci use\nOutcome: CI runs on Node 20 (.github/workflows/ci.yml).\nThen asked: run the migrations against staging and tell me which tables changed → Migration 0042 added the shares table; nothing else changed. (ran: npm run migrate -- --env staging)',
     ]);
     assert.equal(after.openFrom, undefined);
+    await engine.close();
+  });
+  it("reads a shell call's journaled event like the transcript's: its stdout and stderr, its command, its tool_use_id", () => {
+    const [t] = journalTurns([
+      entry('PostToolUse', { tool_name: 'Bash', tool_use_id: 'toolu_01', tool_input: { command: 'npm run migrate -- --env staging' }, tool_response: { stdout: 'applied 0042_shares', stderr: 'warning: 1 pending', interrupted: false, isImage: false } }),
+    ]);
+    assert.deepEqual(t, { uuid: null, role: 'tool', text: '$ npm run migrate -- --env staging\napplied 0042_shares\nwarning: 1 pending', ok: true, tool: 'Bash', command: 'npm run migrate -- --env staging', toolUseId: 'toolu_01' });
+    const [read] = journalTurns([entry('PostToolUse', { tool_name: 'Read', tool_use_id: 'toolu_02', tool_input: { file_path: '/repo/README.md' }, tool_response: { type: 'text', file: { filePath: '/repo/README.md', content: '# App' } } })]);
+    assert.equal(read!.text, '/repo/README.md\n# App');
+    const [long] = journalTurns([entry('PostToolUse', { tool_name: 'Bash', tool_input: { command: `echo ${'x'.repeat(1200)}` }, tool_response: { stdout: 'x', stderr: '' } })]);
+    assert.equal(long!.command, undefined, 'a command the journal clipped is not read as steps');
+  });
+
+  it('adds from the journal only what the transcript does not hold: a result it showed (by tool_use_id), words it holds (an IDE note, a redacted or clipped message) are left out', () => {
+    const dir = tempDir('flush-merge-');
+    const file = path.join(dir, 's1.jsonl');
+    const token = `ghp_${randomBytes(18).toString('hex')}`;
+    const OUTCOME = `Set GH_TOKEN=${token} in CI. ${'The release job reads it from the repository secrets. '.repeat(200)}`;
+    fs.writeFileSync(
+      file,
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: [{ type: 'text', text: '<ide_opened_file>The user opened the file /repo/ci.yml in the IDE. This may or may not be related to the current task.</ide_opened_file>' }, { type: 'text', text: 'why does the release job fail' }] } }) +
+        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'gh run view --log-failed' } }, { type: 'tool_use', id: 'toolu_2', name: 'Glob', input: { pattern: '*.yml' } }] } }) +
+        line({ type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'GH_TOKEN is not set' }, { type: 'tool_result', tool_use_id: 'toolu_2', content: '' }] } }) +
+        line({ type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: OUTCOME }] } }),
+    );
+    const r = readTranscript(file, 0);
+    assert.deepEqual(r.results, ['toolu_1', 'toolu_2']);
+    const journal = journalTurns([
+      entry('UserPromptSubmit', { prompt: '<ide_opened_file>The user opened the file /repo/ci.yml in the IDE. This may or may not be related to the current task.</ide_opened_file>\nwhy does the release job fail' }),
+      entry('PostToolUse', { tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'gh run view --log-failed' }, tool_response: { stdout: 'GH_TOKEN is not set', stderr: '' } }),
+      entry('PostToolUse', { tool_name: 'Glob', tool_use_id: 'toolu_2', tool_input: { pattern: '*.yml' }, tool_response: { filenames: [] } }),
+      entry('PostToolUse', { tool_name: 'Bash', tool_use_id: 'toolu_3', tool_input: { command: 'gh secret list' }, tool_response: { stdout: 'NPM_TOKEN', stderr: '' } }),
+      entry('Stop', { last_assistant_message: OUTCOME }),
+      entry('UserPromptSubmit', { prompt: 'and the npm token?' }),
+    ]);
+    assert.ok(journal.find((t) => t.role === 'assistant')!.text.endsWith('more characters]'), 'the journal clipped the outcome');
+    assert.ok(!journal.find((t) => t.role === 'assistant')!.text.includes(token), 'and redacted it');
+    const merged = mergeTurns(r.turns, journal, new Set(r.results)).slice(r.turns.length);
+    assert.deepEqual(
+      merged.map((t) => [t.role, t.text]),
+      [
+        ['tool', '$ gh secret list\nNPM_TOKEN'],
+        ['user', 'and the npm token?'],
+      ],
+      'only the call and the prompt the transcript has not shown yet',
+    );
+    assert.deepEqual(
+      mergeTurns(r.turns, journal).slice(r.turns.length).map((t) => t.tool ?? t.role),
+      ['Glob', 'Bash', 'user'],
+      'without the ids, a shell call the transcript shows is still known by its text; other tools are not',
+    );
+  });
+
+  it("records a session's commands from its hook events when there is no transcript to read", async () => {
+    const { engine, deps, episodes } = await episodeStore();
+    const dir = tempDir('flush-journal-');
+    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: path.join(dir, 'missing.jsonl'), offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    s.pending = [
+      entry('UserPromptSubmit', { prompt: REQUEST }, 1),
+      entry('PostToolUse', { tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'cd api && npm run migrate -- --env staging | tail -5' }, tool_response: { stdout: 'applied 0042_shares', stderr: '' } }, 2),
+      entry('Stop', { last_assistant_message: 'Migration 0042 added the shares table; nothing else changed.' }, 3),
+    ];
+    await flushSession(s, deps);
+    const got = await episodes();
+    assert.equal(got.length, 1, JSON.stringify(got));
+    assert.match(got[0]!, /^Asked: run the migrations against staging and tell me which tables changed\nRan: npm run migrate -- --env staging\n(?:.*\n)*Outcome: Migration 0042 added the shares table/);
+    await engine.close();
+  });
+
+  it('gives extraction each tool result once when the transcript and the hook events both show it', async () => {
+    const dir = tempDir('flush-once-');
+    const file = path.join(dir, 's1.jsonl');
+    const { engine } = await episodeStore();
+    const seen: ExtractTurn[][] = [];
+    const deps = { engine, userId: 'u', extractor: { extract: async (turns: ExtractTurn[]) => (seen.push(turns), []) } };
+    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    fs.writeFileSync(file, migrationStart(null) + MIGRATION_END);
+    s.pending = [
+      entry('UserPromptSubmit', { prompt: REQUEST }, 1),
+      entry('PostToolUse', { tool_name: 'Bash', tool_use_id: 't1', tool_input: { command: 'npm run migrate -- --env staging' }, tool_response: { stdout: 'applied 0042_shares', stderr: '' } }, 2),
+      entry('Stop', { last_assistant_message: 'Migration 0042 added the shares table; nothing else changed.' }, 3),
+    ];
+    await flushSession(s, deps);
+    assert.deepEqual(
+      seen.flat().map((t) => [t.role, t.text]),
+      [
+        ['user', REQUEST],
+        ['tool', '$ npm run migrate -- --env staging\napplied 0042_shares'],
+        ['assistant', 'Migration 0042 added the shares table; nothing else changed.'],
+      ],
+    );
     await engine.close();
   });
 });
