@@ -7,6 +7,7 @@
  * one of a query of at most three words) and a large enough share of the smaller side.
  */
 import { isQuestion } from '../extract/noise.js';
+import { askedSubjects, mentions, type AskedSubject } from '../extract/synonyms.js';
 import { bm25Idf } from '../text/term-stats.js';
 import { queryTerms, termSet, words } from '../text/tokenize.js';
 
@@ -65,11 +66,24 @@ export function form(term: string): string {
   return term.length > 4 && term.endsWith('e') ? term.slice(0, -1) : term;
 }
 
+/**
+ * The term forms a text holds, for coverage: its own, and the words a question names a subject by
+ * when the text names one of its values ("state management" for a memory naming zustand).
+ */
+function coveredForms(content: string, asked: readonly AskedSubject[]): Set<string> {
+  const have = new Set([...termSet(content)].map(form));
+  if (asked.length > 0) {
+    const named = new Set(mentions(content).map((m) => m.key));
+    for (const a of asked) if (named.has(a.key)) for (const t of termSet(a.phrase)) have.add(form(t));
+  }
+  return have;
+}
+
 /** How well `content` covers what `query` asks; `relevant` applies the floor. */
-export function relevance(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR): Relevance {
+export function relevance(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR, asked: readonly AskedSubject[] = askedSubjects(query)): Relevance {
   const q = informativeTerms(query);
   const contentTerms = termSet(content);
-  const have = new Set([...contentTerms].map(form));
+  const have = coveredForms(content, asked);
   const mine = [...contentTerms].filter((t) => !WEAK.has(t)).length;
   const matched = q.filter((t) => have.has(form(t)));
   const base = Math.min(q.length, Math.max(1, mine), floor.capTerms);
@@ -120,7 +134,8 @@ export interface ScoredText {
  * held-out sessions and injected more.)
  */
 export function relevantCandidates(query: string, candidates: readonly ScoredText[], floor: RelevanceFloor = RELEVANCE_FLOOR): boolean[] {
-  const out = candidates.map((c) => relevance(query, c.content, floor).relevant);
+  const asked = askedSubjects(query);
+  const out = candidates.map((c) => relevance(query, c.content, floor, asked).relevant);
   const top = candidates[0];
   // Only a lookup ("which linters do we run", "postgres?"), never a request ("please store this thing").
   if (!top || out[0] || !isQuestion(query)) return out;
@@ -135,14 +150,14 @@ export function relevantCandidates(query: string, candidates: readonly ScoredTex
   candidates.forEach((c, i) => {
     const g = groupOf(c, i);
     const set = texts.get(g) ?? new Set<string>();
-    for (const t of termSet(c.content)) set.add(form(t));
+    for (const t of coveredForms(c.content, asked)) set.add(t);
     texts.set(g, set);
   });
   const held = [...texts.values()];
   const df = new Map(q.map((t) => [t, held.filter((h) => h.has(t)).length] as const));
   const weight = (t: string): number => bm25Idf(texts.size, df.get(t)!);
   const present = q.filter((t) => df.get(t)! > 0);
-  const mine = new Set([...termSet(top.content)].map(form));
+  const mine = coveredForms(top.content, asked);
   const matched = present.filter((t) => mine.has(t));
   if (!matched.some((t) => df.get(t)! <= RARE_TERM_CANDIDATES)) return out;
   const total = present.reduce((a, t) => a + weight(t), 0);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isRelevant, MemoryEngine, RELEVANCE_FLOOR, relevance, relevantCandidates } from '../../engine/index.js';
+import { askedSubjects } from '../../engine/extract/synonyms.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 
 describe('relevance floor', () => {
@@ -79,6 +80,31 @@ describe('relevance floor', () => {
     assert.deepEqual(hit.results.map((h) => h.row.content), ['Checks to run: ruff and pyrefly (the linters).']);
     const common = await engine.search({ query: 'which tests do we have', user_id: 'u', relevance: true, top_k: 5 });
     assert.equal(common.results.length, 0, JSON.stringify(common.results.map((h) => h.row.content)));
+    await engine.close();
+  });
+  it('finds the memory that names the choice when a question names the subject ("state management" → zustand), in search and in the floor', async () => {
+    assert.deepEqual(
+      askedSubjects('what are we using for state management now').map((a) => [a.key, a.phrase]),
+      [['state management', 'state management']],
+    );
+    assert.deepEqual(askedSubjects('how do I lint').map((a) => a.key), ['linter']);
+    assert.deepEqual(askedSubjects('is the state of the cache managed anywhere'), [], 'words of a subject apart are no subject');
+    const memory = 'I thought we replaced redux with zustand.';
+    assert.equal(isRelevant('what are we using for state management now', memory), true, 'a value covers the words naming its subject');
+    assert.equal(isRelevant('what are we using for state management now', 'The state of the form is kept in the URL.'), false, 'one shared word is still not enough');
+    assert.equal(isRelevant('what do we use for the test runner', memory), false, 'another subject covers nothing');
+
+    const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
+    await engine.open();
+    for (let i = 0; i < 12; i++) await engine.add({ content: `Session ${i}: the timer screen of round ${i} now shows the combo count.`, user_id: 'u', category: 'fact' });
+    await engine.add({ content: memory, user_id: 'u', category: 'decision' });
+    await engine.add({ content: 'Run ruff check . before committing the Python scripts.', user_id: 'u', category: 'convention' });
+    const state = await engine.search({ query: 'what are we using for state management now', user_id: 'u', relevance: true, top_k: 5 });
+    assert.deepEqual(state.results.map((h) => h.row.content), [memory]);
+    const lint = await engine.search({ query: 'how do I lint', user_id: 'u', relevance: true, top_k: 5 });
+    assert.deepEqual(lint.results.map((h) => h.row.content), ['Run ruff check . before committing the Python scripts.']);
+    const none = await engine.search({ query: 'which package manager do we use', user_id: 'u', relevance: true, top_k: 5 });
+    assert.equal(none.results.length, 0, 'no memory names a package manager');
     await engine.close();
   });
 });
