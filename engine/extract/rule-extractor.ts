@@ -328,8 +328,11 @@ function findingsOf(turns: readonly ExtractTurn[]): Finding[] {
   return out;
 }
 
-/** An AskUserQuestion answer that is one of the options offered: its label, then its description in parentheses. */
-const PICKED_OPTION = /^[^()\n]{1,80} \((?:[^()]|\([^()]*\))+\)$/;
+/**
+ * An AskUserQuestion answer that is one of the options offered: its label (which may end in a short
+ * note of its own, "Postgres (Recommended)"), then its description in parentheses.
+ */
+const PICKED_OPTION = /^[^()\n]{1,80}(?: \([^()\n]{1,30}\))? \((?:[^()]|\([^()]*\))+\)$/;
 
 /**
  * The text of a turn the cues read: the compaction summary's lasting sections, the user's words

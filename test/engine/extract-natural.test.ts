@@ -241,6 +241,7 @@ describe('extraction on natural text', () => {
     // its label and description read (a real session, blind-29: the port cue fired on the option).
     const option = 'For local development, what URL would the API see that tells it "this is local"? → localhost:3000 (Standard localhost detection - if it\'s localhost, it\'s local)';
     assert.deepEqual(await extract([user(option, 'answer')]), []);
+    assert.deepEqual(await extract([user(option.replace('localhost:3000 (', 'localhost:3000 (Recommended) ('), 'answer')]), [], 'a label with a note of its own');
     const typed = await extract([user('Which package manager? → we always use pnpm here, never npm', 'answer')]);
     assert.ok(typed.some((c) => c.content === 'We always use pnpm here, never npm.'), 'what the user typed is read as prose too');
   });
