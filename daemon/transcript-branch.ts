@@ -4,7 +4,7 @@
  * Claude Code handed to a running turn (transcript.ts reads them into turns).
  */
 import { squeeze } from '../engine/index.js';
-import { AGENT_NOTICE, blockText, INTERRUPTED, writtenByClaudeCode, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, attachedFiles, blockText, INTERRUPTED, writtenByClaudeCode, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 function isMessage(e: RawEntry): boolean {
   return e.type === 'user' || e.type === 'assistant';
@@ -26,7 +26,8 @@ function parentOf(e: RawEntry): string | null {
 }
 
 /**
- * The main-chain entries minus abandoned branches, in file order. The chain is walked from the
+ * The main-chain messages (and attachments that put a file in the conversation whole) minus
+ * abandoned branches, in file order. The chain is walked from the
  * last message through parentUuid (and logicalParentUuid across a compaction) over every line
  * type. An entry off that chain is dropped only when the side branch it sits on holds a typed
  * user prompt (the user rewound and wrote again); side branches of parallel tool calls and their
@@ -96,7 +97,9 @@ export function activeBranch(entries: RawEntry[], opts: ReadOptions = {}): RawEn
     const root = branchRoot(e);
     return root !== null && abandonedRoots.has(root);
   };
-  return firstCopies(msgs.filter((e) => !e.uuid || chain.has(e.uuid) || !abandoned(e)));
+  // Besides messages, the files an attachment line puts in the conversation whole (read like a Read's result).
+  const read = main.filter((e) => isMessage(e) || attachedFiles(e).length > 0);
+  return firstCopies(read.filter((e) => !e.uuid || chain.has(e.uuid) || !abandoned(e)));
 }
 
 /**
@@ -146,7 +149,7 @@ export function firstCopies(entries: RawEntry[]): RawEntry[] {
   const seen = new Set<string>();
   return entries.filter((e) => {
     if (!e.timestamp) return true;
-    const key = `${e.type}\u0000${e.timestamp}\u0000${e.message?.id ?? ''}\u0000${JSON.stringify(e.message?.content ?? null)}`;
+    const key = `${e.type}\u0000${e.timestamp}\u0000${e.message?.id ?? ''}\u0000${JSON.stringify(e.message?.content ?? e.attachment ?? null)}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -22,6 +22,8 @@ export interface RawEntry {
   /** `queue-operation` lines: `enqueue` (with `content`), `dequeue`, `remove`, `popAll`. */
   operation?: string;
   content?: unknown;
+  /** `attachment` lines: what Claude Code attached to the conversation (a file, instructions, a hook's output …). */
+  attachment?: unknown;
 }
 
 export interface ReadOptions {
@@ -78,6 +80,42 @@ const IDE_CONTEXT = /\s*<(ide_[a-z_]+)>[\s\S]*?<\/\1>\s*/g;
 
 export function withoutIdeContext(text: string): string {
   return text.replace(IDE_CONTEXT, '\n').trim();
+}
+
+/** A file's whole text that Claude Code put in the conversation without a tool call (`attachedFiles`). */
+export interface AttachedFile {
+  path: string;
+  text: string;
+}
+
+/** Instruction files of the project (its CLAUDE.md, AGENTS.md, `.claude/rules`), not the user's own or Claude Code's memory. */
+const PROJECT_INSTRUCTIONS: ReadonlySet<unknown> = new Set(['Project', 'Local']);
+
+function instructionFile(f: unknown): AttachedFile | null {
+  const x = f as { path?: unknown; type?: unknown; content?: unknown } | null;
+  return x && PROJECT_INSTRUCTIONS.has(x.type) && typeof x.path === 'string' && typeof x.content === 'string' && x.content.trim() ? { path: x.path, text: x.content } : null;
+}
+
+/**
+ * The files an `attachment` line puts in the conversation whole, as if read: a file the user
+ * @-mentioned (`file`), and the project's instruction files Claude Code loaded (`instructions` at
+ * the start, `nested_memory` when work reaches a folder with its own). The user's own instructions
+ * (`~/.claude/CLAUDE.md`) and Claude Code's memory are the user's, not the project's: left out.
+ */
+export function attachedFiles(e: RawEntry): AttachedFile[] {
+  if (e.type !== 'attachment') return [];
+  const a = e.attachment as { type?: unknown; content?: unknown; files?: unknown } | null | undefined;
+  if (a?.type === 'file') {
+    const c = a.content as { type?: unknown; file?: { filePath?: unknown; content?: unknown } } | undefined;
+    const f = c?.type === 'text' ? c.file : undefined;
+    return typeof f?.filePath === 'string' && typeof f.content === 'string' && f.content.trim() ? [{ path: f.filePath, text: f.content }] : [];
+  }
+  if (a?.type === 'instructions' && Array.isArray(a.files)) return a.files.map(instructionFile).filter((f): f is AttachedFile => f !== null);
+  if (a?.type === 'nested_memory') {
+    const f = instructionFile(a.content);
+    return f ? [f] : [];
+  }
+  return [];
 }
 
 /** The tools that run a shell command (`input.command`). */

@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -25,7 +25,7 @@ export interface Census {
   user: number;
   /** Assistant messages with text or file edits (streamed pieces of one message count once). */
   assistant: number;
-  /** Tool results with content. */
+  /** Tool results with content, and files attached whole. */
   tool: number;
   /** Turns present on total's terms. */
   total: number;
@@ -85,6 +85,8 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
     const content = e.message?.content;
+    // A file attached whole (an @-mention, the project's instructions) is a file read.
+    c.tool += attachedFiles(e).length;
     if (e.type === 'assistant' && Array.isArray(content)) {
       const has = content.some((b: { type?: string; text?: string; name?: string }) => (b?.type === 'text' && !!b.text?.trim()) || (b?.type === 'tool_use' && ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'].includes(b.name ?? '')));
       const id = e.message?.id ?? e.uuid ?? '';

@@ -225,6 +225,34 @@ describe('project documents', () => {
     assert.equal(read({ ...multi, edits: [...edits, { old_string: 'not in the file', new_string: 'x' }] }), undefined, 'an edit whose text the file does not hold: no document');
   });
 
+  it("keeps the project's instruction files Claude Code loaded and a file the user @-mentioned as documents read, never the user's own instructions", async () => {
+    const e = await engine();
+    const entries: RawEntry[] = [
+      { type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'add a dark mode toggle, see @docs/theme.md' } },
+      {
+        type: 'attachment',
+        uuid: 'x1',
+        parentUuid: 'u1',
+        attachment: {
+          type: 'instructions',
+          files: [
+            { path: '/home/user/.claude/CLAUDE.md', type: 'User', content: 'I review every commit myself.' },
+            { path: '/home/user/app/AGENTS.md', type: 'Project', content: 'TypeScript: prefer `type` over `interface`; no console.log in apps/obsidian, use `new Notice()`.' },
+          ],
+        },
+      },
+      { type: 'attachment', uuid: 'x2', parentUuid: 'x1', attachment: { type: 'file', filename: '/home/user/app/docs/theme.md', content: { type: 'text', file: { filePath: '/home/user/app/docs/theme.md', content: 'Colours come from CSS variables in src/theme.css.' } } } },
+      { type: 'assistant', uuid: 'a1', parentUuid: 'x2', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Added the toggle.' }] } },
+    ];
+    await recordDocuments(e, toTurns(entries), scope);
+    const docs = (await e.list({ filter: { repo: scope.repo, category: 'note' }, limit: 10 })).results.map((r) => r.content.split('\n')[0]).sort();
+    assert.deepEqual(docs, ['Read: AGENTS.md', 'Read: docs/theme.md']);
+    assert.ok(docs.every((d) => !d.includes('.claude/CLAUDE.md')), "the user's own instructions stay the user's");
+    const hit = await e.search({ query: 'should I use type or interface in typescript', user_id: 'u', filter: { repo: scope.repo }, top_k: 3 });
+    assert.match(hit.results[0]!.row.content, /prefer `type` over `interface`/);
+    await e.close();
+  });
+
   it('keeps a CI workflow read, and search answers what CI runs from it', async () => {
     const e = await engine();
     const ci = '     1→name: CI\n     2→on: [pull_request]\n     3→jobs:\n     4→  test:\n     5→    steps:\n     6→      - run: bun install\n     7→      - run: bun run lint\n     8→      - run: bun run typecheck\n     9→      - run: bun test';

@@ -449,6 +449,39 @@ describe('readTranscript', () => {
     assert.equal(turns.length, census(text).total, 'as many turns as the census counts');
   });
 
+  it("reads the files an attachment puts in the conversation whole (an @-mention, the project's instruction files) as read, not the user's own instructions", () => {
+    const att = (uuid: string, parent: string, attachment: object): string => line({ type: 'attachment', uuid, parentUuid: parent, timestamp: '2026-04-01T10:00:00.000Z', attachment });
+    const text =
+      user('u1', null, 'hi') +
+      att('x1', 'u1', {
+        type: 'instructions',
+        files: [
+          { path: '/Users/user/.claude/CLAUDE.md', type: 'User', content: '- always start with a plan for bigger tasks' },
+          { path: '/repo/AGENTS.md', type: 'Project', content: 'Prefer `type` over `interface`.' },
+          { path: '/Users/user/.claude/projects/-repo/memory/MEMORY.md', type: 'AutoMem', content: '# Memory' },
+        ],
+      }) +
+      att('x2', 'x1', { type: 'hook_success', hookName: 'SessionStart', content: 'ok' }) +
+      att('x3', 'x2', { type: 'nested_memory', path: '/repo/apps/web/CLAUDE.md', content: { path: '/repo/apps/web/CLAUDE.md', type: 'Project', content: 'No console.log in apps/web.' } }) +
+      att('x4', 'x3', { type: 'file', filename: '/repo/docs/plan.md', content: { type: 'text', file: { filePath: '/repo/docs/plan.md', content: '# Plan\nShip the importer first.', numLines: 2 } } }) +
+      // Written at the same moment as x4: a different file, not a second copy of it.
+      att('x5', 'x4', { type: 'file', filename: '/repo/docs/notes.md', content: { type: 'text', file: { filePath: '/repo/docs/notes.md', content: 'Notes.', numLines: 1 } } }) +
+      asst('a1', 'x5', 'm1', [{ type: 'text', text: 'Read them.' }]);
+    const turns = readTranscript(written(text), 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.tool ?? null, t.path ?? null, t.text]),
+      [
+        ['user', null, null, 'hi'],
+        ['tool', 'Read', '/repo/AGENTS.md', 'Prefer `type` over `interface`.'],
+        ['tool', 'Read', '/repo/apps/web/CLAUDE.md', 'No console.log in apps/web.'],
+        ['tool', 'Read', '/repo/docs/plan.md', '# Plan\nShip the importer first.'],
+        ['tool', 'Read', '/repo/docs/notes.md', 'Notes.'],
+        ['assistant', null, null, 'Read them.'],
+      ],
+    );
+    assert.equal(census(text).total, turns.length, 'the census counts them as files read');
+  });
+
   const coverage = (name: string): { kept: number; present: number } => {
     const file = path.join(fixtureDir, name);
     return { present: census(fs.readFileSync(file, 'utf8')).total, kept: readTranscript(file, 0).turns.length };
