@@ -8,9 +8,8 @@ import type { SearchInput, SearchOutput } from '../engine-types.js';
 import type { MemoryStore, StoreHit } from '../store/types.js';
 import { MAX_COMPLETIONS, typedPrefix, withCompletions } from '../text/complete.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
-import { askedSubjects } from '../extract/synonyms.js';
 import { collapseDuplicates, fuse, type Ranked } from './fuse.js';
-import { RELEVANCE_FLOOR, relevantCandidates } from './relevance.js';
+import { RELEVANCE_FLOOR, relevantCandidates, subjectsAsked } from './relevance.js';
 
 /** The times a search reads at (`historical`: known_at is in the past). */
 export interface SearchTimes {
@@ -71,11 +70,12 @@ export async function hybridSearch(input: SearchInput, filter: MemoryFilter, t: 
 
 /**
  * The full-text query: with `prefix`, the last word's completions are added (text/complete.ts); a
- * subject the query names by what it is ("state management") brings its known values ("redux
- * zustand …", extract/synonyms.ts), so a memory that names the choice answers the question.
+ * question asking which value a subject has ("what do we use for state management") brings the
+ * subject's known values ("redux zustand …", `subjectsAsked`), so a memory that names the choice
+ * answers it.
  */
 async function textQuery(store: MemoryStore, query: string, prefix: boolean): Promise<string> {
-  const values = askedSubjects(query).flatMap((a) => a.values);
+  const values = subjectsAsked(query).flatMap((a) => a.values);
   const asked = values.length > 0 ? `${query} ${values.join(' ')}` : query;
   const word = prefix ? typedPrefix(query) : null;
   if (!word || !store.completeTerm) return asked;

@@ -67,6 +67,19 @@ export function form(term: string): string {
 }
 
 /**
+ * The subjects a question asks for by what they are (`askedSubjects`: "what do we use for state
+ * management", "which linters do we run"): only when the subject is what it asks, at most one other
+ * informative word besides ("does the linter force doc comments on exported functions" asks about
+ * a rule, not which linter).
+ */
+export function subjectsAsked(query: string): AskedSubject[] {
+  const asked = askedSubjects(query);
+  if (asked.length === 0) return asked;
+  const named = new Set(asked.flatMap((a) => [...termSet(a.phrase)].map(form)));
+  return informativeTerms(query).filter((t) => !named.has(form(t))).length <= 1 ? asked : [];
+}
+
+/**
  * The term forms a text holds, for coverage: its own, and the words a question names a subject by
  * when the text names one of its values ("state management" for a memory naming zustand).
  */
@@ -80,7 +93,7 @@ function coveredForms(content: string, asked: readonly AskedSubject[]): Set<stri
 }
 
 /** How well `content` covers what `query` asks; `relevant` applies the floor. */
-export function relevance(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR, asked: readonly AskedSubject[] = askedSubjects(query)): Relevance {
+export function relevance(query: string, content: string, floor: RelevanceFloor = RELEVANCE_FLOOR, asked: readonly AskedSubject[] = subjectsAsked(query)): Relevance {
   const q = informativeTerms(query);
   const contentTerms = termSet(content);
   const have = coveredForms(content, asked);
@@ -128,13 +141,14 @@ export interface ScoredText {
  * one term with it; the top candidate is then kept when that term is rare (held by at most
  * RARE_TERM_CANDIDATES candidates), it covers at least MIN_WEIGHTED_COVERAGE of the query's terms
  * weighted by rarity (BM25 IDF over the candidates; terms no candidate holds say nothing about which
- * one answers), and it scores LEAD_RATIO times the next candidate (far ahead of the rest). A request
+ * one answers; a value of a subject the question asks for covers the subject's words in the top
+ * candidate, `subjectsAsked`), and it scores LEAD_RATIO times the next candidate (far ahead of the rest). A request
  * is never relaxed, and a common word never counts, so one shared common word still injects nothing.
  * (Measured: letting the three best candidates in on the same terms found no more answers on the
  * held-out sessions and injected more.)
  */
 export function relevantCandidates(query: string, candidates: readonly ScoredText[], floor: RelevanceFloor = RELEVANCE_FLOOR): boolean[] {
-  const asked = askedSubjects(query);
+  const asked = subjectsAsked(query);
   const out = candidates.map((c) => relevance(query, c.content, floor, asked).relevant);
   const top = candidates[0];
   // Only a lookup ("which linters do we run", "postgres?"), never a request ("please store this thing").
@@ -147,10 +161,12 @@ export function relevantCandidates(query: string, candidates: readonly ScoredTex
   if (top.score < LEAD_RATIO * (next?.score ?? 0)) return out;
   const q = [...new Set(informativeTerms(query).map(form))];
   const texts = new Map<string, Set<string>>();
+  // The top candidate's words include those of a subject it names a value of ("lint" for ruff); how
+  // rare a word is counts the texts that say it.
   candidates.forEach((c, i) => {
     const g = groupOf(c, i);
     const set = texts.get(g) ?? new Set<string>();
-    for (const t of coveredForms(c.content, asked)) set.add(t);
+    for (const t of g === topGroup ? coveredForms(c.content, asked) : [...termSet(c.content)].map(form)) set.add(t);
     texts.set(g, set);
   });
   const held = [...texts.values()];

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isRelevant, MemoryEngine, RELEVANCE_FLOOR, relevance, relevantCandidates } from '../../engine/index.js';
 import { askedSubjects } from '../../engine/extract/synonyms.js';
+import { subjectsAsked } from '../../engine/search/relevance.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
 
 describe('relevance floor', () => {
@@ -89,6 +90,8 @@ describe('relevance floor', () => {
     );
     assert.deepEqual(askedSubjects('how do I lint').map((a) => a.key), ['linter']);
     assert.deepEqual(askedSubjects('is the state of the cache managed anywhere'), [], 'words of a subject apart are no subject');
+    assert.deepEqual(subjectsAsked('which linters do we run').map((a) => a.key), ['linter']);
+    assert.deepEqual(subjectsAsked('does the linter force doc comments on exported functions'), [], 'a question about a rule of the linter, not which one');
     const memory = 'I thought we replaced redux with zustand.';
     assert.equal(isRelevant('what are we using for state management now', memory), true, 'a value covers the words naming its subject');
     assert.equal(isRelevant('what are we using for state management now', 'The state of the form is kept in the URL.'), false, 'one shared word is still not enough');
