@@ -26,7 +26,7 @@ function parentOf(e: RawEntry): string | null {
 }
 
 /**
- * The main-chain messages (and attachments that put a file in the conversation whole) minus
+ * The main-chain messages (and attachments that put an @-mentioned file in the conversation) minus
  * abandoned branches, in file order. The chain is walked from the
  * last message through parentUuid (and logicalParentUuid across a compaction) over every line
  * type. An entry off that chain is dropped only when the side branch it sits on holds a typed
@@ -97,7 +97,7 @@ export function activeBranch(entries: RawEntry[], opts: ReadOptions = {}): RawEn
     const root = branchRoot(e);
     return root !== null && abandonedRoots.has(root);
   };
-  // Besides messages, the files an attachment line puts in the conversation whole (read like a Read's result).
+  // Besides messages, the @-mentioned files an attachment line puts in the conversation (read like a Read's result).
   const read = main.filter((e) => isMessage(e) || attachedFiles(e).length > 0);
   return firstCopies(read.filter((e) => !e.uuid || chain.has(e.uuid) || !abandoned(e)));
 }

@@ -88,34 +88,20 @@ export interface AttachedFile {
   text: string;
 }
 
-/** Instruction files of the project (its CLAUDE.md, AGENTS.md, `.claude/rules`), not the user's own or Claude Code's memory. */
-const PROJECT_INSTRUCTIONS: ReadonlySet<unknown> = new Set(['Project', 'Local']);
-
-function instructionFile(f: unknown): AttachedFile | null {
-  const x = f as { path?: unknown; type?: unknown; content?: unknown } | null;
-  return x && PROJECT_INSTRUCTIONS.has(x.type) && typeof x.path === 'string' && typeof x.content === 'string' && x.content.trim() ? { path: x.path, text: x.content } : null;
-}
-
 /**
  * The files an `attachment` line puts in the conversation whole, as if read: a file the user
- * @-mentioned (`file`), and the project's instruction files Claude Code loaded (`instructions` at
- * the start, `nested_memory` when work reaches a folder with its own). The user's own instructions
- * (`~/.claude/CLAUDE.md`) and Claude Code's memory are the user's, not the project's: left out.
+ * @-mentioned in a prompt (`file`). The instruction files Claude Code loads by itself
+ * (`instructions`: the project's CLAUDE.md and AGENTS.md, the user's own, its auto-memory;
+ * `nested_memory`: a folder's own CLAUDE.md or rules) are not: every later session of the
+ * repository has them without us.
  */
 export function attachedFiles(e: RawEntry): AttachedFile[] {
   if (e.type !== 'attachment') return [];
-  const a = e.attachment as { type?: unknown; content?: unknown; files?: unknown } | null | undefined;
-  if (a?.type === 'file') {
-    const c = a.content as { type?: unknown; file?: { filePath?: unknown; content?: unknown } } | undefined;
-    const f = c?.type === 'text' ? c.file : undefined;
-    return typeof f?.filePath === 'string' && typeof f.content === 'string' && f.content.trim() ? [{ path: f.filePath, text: f.content }] : [];
-  }
-  if (a?.type === 'instructions' && Array.isArray(a.files)) return a.files.map(instructionFile).filter((f): f is AttachedFile => f !== null);
-  if (a?.type === 'nested_memory') {
-    const f = instructionFile(a.content);
-    return f ? [f] : [];
-  }
-  return [];
+  const a = e.attachment as { type?: unknown; content?: unknown } | null | undefined;
+  if (a?.type !== 'file') return [];
+  const c = a.content as { type?: unknown; file?: { filePath?: unknown; content?: unknown } } | undefined;
+  const f = c?.type === 'text' ? c.file : undefined;
+  return typeof f?.filePath === 'string' && typeof f.content === 'string' && f.content.trim() ? [{ path: f.filePath, text: f.content }] : [];
 }
 
 /** The tools that run a shell command (`input.command`). */

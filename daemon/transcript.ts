@@ -5,8 +5,9 @@
  *
  * Every line type is walked: messages (user, assistant, tool results), and the lines between
  * them (progress, system, attachment, file-history snapshots, unknown types) only carry the
- * parentUuid chain, except an attachment that puts a file in the conversation whole (an @-mention,
- * the project's instruction files): that is read as the Read tool's result (`attachedFiles`). A compaction boundary continues the chain through its logicalParentUuid, and
+ * parentUuid chain, except an attachment that puts a file the user @-mentioned in the conversation
+ * whole: that is read as the Read tool's result (`attachedFiles`). A compaction boundary continues
+ * the chain through its logicalParentUuid, and
  * the compaction summary becomes a turn of its own. A rewind (a user prompt written again from an
  * earlier point) drops the abandoned branch; every other side branch (parallel tool calls and
  * their results, streamed pieces of one assistant message) is kept. Sidechain (subagent) lines are
@@ -190,7 +191,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
   let lastAssistant: { id: string; turn: Turn } | null = null;
   for (const e of entries) {
     const content = e.message?.content;
-    // A file put in the conversation whole (an @-mention, the project's instructions) is read as the Read tool's result.
+    // A file the user @-mentioned, put in the conversation whole, is read as the Read tool's result.
     if (e.type === 'attachment') {
       for (const f of attachedFiles(e)) turns.push({ uuid: null, role: 'tool', text: f.text, tool: 'Read', ok: true, path: f.path, ...ts(e) });
       continue;

@@ -25,7 +25,7 @@ export interface Census {
   user: number;
   /** Assistant messages with text or file edits (streamed pieces of one message count once). */
   assistant: number;
-  /** Tool results with content, and files attached whole. */
+  /** Tool results with content, and @-mentioned files attached whole. */
   tool: number;
   /** Turns present on total's terms. */
   total: number;
@@ -85,7 +85,7 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
   entries.forEach((e, i) => {
     const c = rewound.has(i) ? taken : all;
     const content = e.message?.content;
-    // A file attached whole (an @-mention, the project's instructions) is a file read.
+    // A file the user @-mentioned, attached whole, is a file read.
     c.tool += attachedFiles(e).length;
     if (e.type === 'assistant' && Array.isArray(content)) {
       const has = content.some((b: { type?: string; text?: string; name?: string }) => (b?.type === 'text' && !!b.text?.trim()) || (b?.type === 'tool_use' && ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'].includes(b.name ?? '')));
