@@ -60,6 +60,13 @@ function picks(reply: string): { question: string | null; option: string }[] {
  */
 const CHOICE =
   /\b(?:which|should|prefer(?:red)?|want|would you like|choose|pick|options?|approach|strategy|default|convention|naming|style|format|policy)\b|\bwhat (?:kind|type|sort|level|scope|name)\b|\w\s+or\s+\w[^?]*\?\s*$|^(?:include|exclude|use|keep|apply|support|allow|cover|enforce|require)\b/i;
+/**
+ * A question that asks how something is to be ("What stack does the server run on?", "Where does
+ * the truth come from?", "How do we make the guard bind?"): under AskUserQuestion, whose options
+ * are the candidates, a choice among them. Not a request for information ("What is the address of
+ * the staging host?"), which is answered for now.
+ */
+const ASKS_FOR = /^(?:(?:what|which)\s+(?!(?:is|are|was|were)\b)[\w-]+|where|how)\s+(?:does|do|should|will|would|shall)\b/i;
 /** A yes/no question about the present state ("Is …", "Do you have …", "Did it …"), not a choice. */
 const STATE_QUESTION = /^(?:is|are|was|were|has|have|had|does|did|do you have|can you (?:see|access|reach|connect)|could you (?:see|access|reach))\b/i;
 /** The moment: how things are now, something failing or in need of rework now, what to do next, in which order, or by when (tonight, tomorrow). */
@@ -90,7 +97,7 @@ export function decidesLastingChoice(question: string, answer: string): boolean 
   const q = question.trim();
   // The option's label, not the description after it ("Security writes only (… out of scope for this branch)").
   const label = answer.replace(/\s*\(.*$/s, '');
-  if (!CHOICE.test(q) || MOMENT.test(q) || AT_HAND.test(q) || ONE_ITEM.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label)) return false;
+  if (!(CHOICE.test(q) || ASKS_FOR.test(q)) || MOMENT.test(q) || AT_HAND.test(q) || ONE_ITEM.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label)) return false;
   return !STATE_QUESTION.test(q) || /\b(?:want|prefer|should)\b/i.test(q);
 }
 

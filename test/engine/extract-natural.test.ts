@@ -271,6 +271,7 @@ describe('extraction on natural text', () => {
           'The write tools need a redeploy. How do you want to sequence this? → Implement this one tool and redeploy',
           'Which test runner should we standardise on? → vitest (fast, ESM native)',
           'How should users pick the log level? → An env variable (SERVICE_LOG_LEVEL)',
+          'What stack does the server run on? → TypeScript on Node (Recommended) (one language for server and browser)',
         ].join('\n'),
         'answer',
       ),
@@ -280,8 +281,9 @@ describe('extraction on natural text', () => {
       [
         ['decision', 'Which test runner should we standardise on: vitest (fast, ESM native).'],
         ['decision', 'How should users pick the log level: An env variable (SERVICE_LOG_LEVEL).'],
+        ['decision', 'What stack does the server run on: TypeScript on Node (Recommended) (one language for server and browser).'],
       ],
-      'state checks, requests for information, the next step, the order of the work and what to have by tomorrow are answered for now; choices about the work last',
+      'state checks, requests for information, the next step, the order of the work and what to have by tomorrow are answered for now; choices about the work, asked as what, where or how something is to be, last',
     );
   });
 
