@@ -23,6 +23,8 @@ export interface BenchDaemon {
   listeningMs: number;
   /** Wait until the daemon is quiet: its idle collection done and its CPU use settled. */
   quiet(): Promise<void>;
+  /** What the daemon wrote to its stderr (its log) so far: shown when a request fails. */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function startDaemon(repoRoot: string, env: NodeJS.ProcessEnv, warm
     rss: () => statusBytes(proc.pid!, 'VmRSS'),
     peakRss: () => statusBytes(proc.pid!, 'VmHWM'),
     quiet,
+    log: () => err,
     stop: async () => {
       if (proc.exitCode === null) proc.kill('SIGTERM');
       await exited;

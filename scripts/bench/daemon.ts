@@ -162,6 +162,15 @@ async function measureFlush(d: BenchDaemon, cwd: string, r: Rng, sessions: numbe
   return { sessions, events, memories, sec };
 }
 
+/** A daemon request's failure with the end of the daemon's log, where its request id names the cause. */
+async function withDaemonLog<T>(d: BenchDaemon, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (e) {
+    throw new Error(`${e instanceof Error ? e.message : String(e)}\n--- the daemon's log, last 4,000 characters ---\n${d.log().slice(-4000)}`, { cause: e });
+  }
+}
+
 /** RSS of a fresh process as it opens the store, loads the model and searches (rss-probe.ts). */
 function probeRss(home: string, modelDir: string, dtype: ModelDtypeChoice): RssReport | null {
   const paths = resolvePaths(home);
@@ -260,7 +269,7 @@ async function main(): Promise<void> {
       progress(`  recall hook p50 ${m.recallHook.p50.toFixed(1)} p95 ${m.recallHook.p95.toFixed(1)} ms (${m.withContext}/${runs} with context); capture p95 ${m.captureHook.p95.toFixed(1)}; floor p50 ${m.floor.p50.toFixed(1)}`);
       if (last || k === 0) {
         progress('flush throughput');
-        const f = { ...(await measureFlush(daemon, cwd, r, quick || !last ? 5 : 20, tmp)), atSize: size };
+        const f = { ...(await withDaemonLog(daemon, measureFlush(daemon, cwd, r, quick || !last ? 5 : 20, tmp))), atSize: size };
         flush.push(f);
         progress(`  ${f.events} events → ${f.memories} memories in ${f.sec.toFixed(1)} s`);
       }
