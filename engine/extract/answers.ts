@@ -73,11 +73,6 @@ const STATE_QUESTION = /^(?:is|are|was|were|has|have|had|does|did|do you have|ca
 const MOMENT = /\b(?:currently|right now|at the moment|at this point|already|still|yet|next|first|for now|this time|today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|sequence|in (?:what|which) order|(?:is|are|isn't|aren't|is not|are not) (?:responding|running|working|reachable|available|up|down|on|online|offline)|not responding|(?:doesn't|does not|didn't|did not|won't|can't|cannot) (?:work|respond|connect|start|load|build|run)|fail(?:s|ed|ing)?|broken|(?:an? |the )?error|needs? (?:rework(?:ing)?|fixing|changing|changes|more work|attention)|what(?:'s| is) (?:wrong|missing|off))\b/i;
 /** An option bound to the work at hand ("Drive-by fix in this PR", "Subagent-Driven (this session)"). */
 const AT_HAND = /\bthis (?:pr|pull request|session|branch|commit|task|run)\b/i;
-/**
- * A question about one commit, pull request or issue ("How would you like to bring commit 9cad3c94
- * into `prefill_fuse`?", "What should PR #42 do about the flaky test?"): the work at hand.
- */
-const ONE_ITEM = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b|(?:^|[\s(])#\d{2,}\b|\b(?:pr|pull request|issue|ticket|commit) #?\d+\b/i;
 /** An option that says when or in which order ("Fix the import first", "Do it later"). */
 const WHEN = /\b(?:first|next|now|later|for now|this time|today|tonight|tomorrow|afterwards)\b/i;
 /**
@@ -90,14 +85,14 @@ const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ah
 
 /**
  * Whether an AskUserQuestion answer decides something that lasts: the question asks for a choice
- * (and not about the state of things now, the next step, or one commit, PR or branch at hand), and
- * the answer is not an action for now nor bound to the work at hand.
+ * (and not about the state of things now or the next step), and the answer is not an action for now
+ * nor bound to the work at hand.
  */
 export function decidesLastingChoice(question: string, answer: string): boolean {
   const q = question.trim();
   // The option's label, not the description after it ("Security writes only (… out of scope for this branch)").
   const label = answer.replace(/\s*\(.*$/s, '');
-  if (!(CHOICE.test(q) || ASKS_FOR.test(q)) || MOMENT.test(q) || AT_HAND.test(q) || ONE_ITEM.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label)) return false;
+  if (!(CHOICE.test(q) || ASKS_FOR.test(q)) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label)) return false;
   return !STATE_QUESTION.test(q) || /\b(?:want|prefer|should)\b/i.test(q);
 }
 
