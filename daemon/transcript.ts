@@ -323,7 +323,6 @@ function documentWrites(tool: string, path: string, input: unknown): DocumentWri
 }
 
 /** Tool output in the capture format: a one-line shell command first (`$ cmd`), then what it printed. */
-/** A tool result's text: a one-line shell command as `$ command`, then what it printed. */
 export function toolText(command: string | undefined, output: string): string {
   return command !== undefined && !command.includes('\n') ? `$ ${command}\n${output}` : output;
 }
