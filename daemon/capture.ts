@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { redact, redactValue } from '../engine/index.js';
+import { blockText } from './transcript-lines.js';
 
 /** Events the daemon accepts from hooks. */
 export const CAPTURE_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SubagentStop', 'PreCompact', 'SessionEnd'] as const;
@@ -41,10 +42,8 @@ function responseText(response: unknown): unknown {
   if (!response || typeof response !== 'object') return response;
   const r = response as { stdout?: unknown; stderr?: unknown; content?: unknown; file?: { content?: unknown } };
   if (typeof r.stdout === 'string') return [r.stdout, typeof r.stderr === 'string' ? r.stderr : ''].filter((t) => t.trim()).join('\n');
-  if (Array.isArray(r.content)) {
-    const text = r.content.map((b: { type?: unknown; text?: unknown }) => (b?.type === 'text' && typeof b.text === 'string' ? b.text : '')).filter(Boolean);
-    if (text.length > 0) return text.join('\n');
-  }
+  const blocks = Array.isArray(r.content) ? blockText(r.content) : '';
+  if (blocks) return blocks;
   if (typeof r.file?.content === 'string') return r.file.content;
   return response;
 }

@@ -295,17 +295,17 @@ export interface EpisodeScope {
 export async function addEpisodeRecord(engine: MemoryEngine, scope: EpisodeScope, blocks: readonly string[], metadata: Record<string, unknown>): Promise<VersionRow[]> {
   try {
     return await engine.add({
-    content: blocks.join('\n'),
-    ...(blocks.length > 1 ? { parts: [...blocks] } : {}),
-    user_id: scope.user_id,
-    owner_id: scope.user_id,
-    run_id: scope.run_id,
-    space: 'project',
-    repo: scope.repo,
-    dir: scope.dir,
-    category: 'note',
-    source: { kind: 'capture', session_id: scope.run_id },
-    metadata: { ...EPISODE_META, ...metadata },
+      content: blocks.join('\n'),
+      ...(blocks.length > 1 ? { parts: [...blocks] } : {}),
+      user_id: scope.user_id,
+      owner_id: scope.user_id,
+      run_id: scope.run_id,
+      space: 'project',
+      repo: scope.repo,
+      dir: scope.dir,
+      category: 'note',
+      source: { kind: 'capture', session_id: scope.run_id },
+      metadata: { ...EPISODE_META, ...metadata },
     });
   } catch (err) {
     // One record the store refuses for what it holds must not hold up every later turn of the

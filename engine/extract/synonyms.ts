@@ -18,12 +18,14 @@ export interface SubjectGroup {
 export const GROUPS: readonly SubjectGroup[] = [
   { key: 'package manager', asked: 'package managers?', values: [['pnpm', 'pnpm'], ['npm', 'npm'], ['yarn', 'yarn(?:pkg)?'], ['bun', 'bun']] },
   {
-    key: 'test runner', asked: 'test(?:ing)? (?:runner|framework|library|tool)s?|unit[- ]test (?:framework|library)',
+    key: 'test runner',
+    asked: 'test(?:ing)? (?:runner|framework|library|tool)s?|unit[- ]test (?:framework|library)',
     values: [['vitest', 'vitest'], ['jest', 'jest'], ['mocha', 'mocha'], ['node:test', "node:test|node --test|node(?:\\.js)?(?:'s)? (?:built-in |builtin |native )?test runner"], ['ava', 'ava'], ['jasmine', 'jasmine'], ['pytest', 'pytest'], ['unittest', 'unittest']],
   },
   { key: 'e2e framework', asked: 'e2e|end[- ]to[- ]end|browser tests?', values: [['playwright', 'playwright'], ['cypress', 'cypress'], ['puppeteer', 'puppeteer'], ['selenium', 'selenium']] },
   {
-    key: 'db', asked: 'databases?|db|datastore',
+    key: 'db',
+    asked: 'databases?|db|datastore',
     scoped: true,
     values: [['postgres', 'postgres(?:ql)?|pg'], ['mysql', 'mysql'], ['mariadb', 'mariadb'], ['sqlite', 'sqlite3?'], ['mongodb', 'mongo(?:db)?'], ['redis', 'redis'], ['dynamodb', 'dynamo(?:db)?'], ['cockroachdb', 'cockroach(?:db)?'], ['firestore', 'firestore'], ['supabase', 'supabase']],
   },
@@ -31,7 +33,8 @@ export const GROUPS: readonly SubjectGroup[] = [
   { key: 'formatter', asked: 'formatters?|code format(?:ting)?|auto-?format(?:ting|ter)?', values: [['prettier', 'prettier'], ['biome', 'biome'], ['dprint', 'dprint'], ['black', 'Black', true], ['gofmt', 'gofmt'], ['rustfmt', 'rustfmt']] },
   { key: 'linter', asked: 'lint(?:er|ers|ing)?', values: [['eslint', 'eslint'], ['tslint', 'tslint'], ['oxlint', 'oxlint'], ['ruff', 'ruff'], ['flake8', 'flake8'], ['pylint', 'pylint'], ['golangci-lint', 'golangci-lint']] },
   {
-    key: 'indentation', asked: 'indent(?:ation|s|ing)?',
+    key: 'indentation',
+    asked: 'indent(?:ation|s|ing)?',
     values: [['2 spaces', '(?:2|two)[ -]spaces?'], ['4 spaces', '(?:4|four)[ -]spaces?'], ['tabs', 'tabs'], ['spaces', 'spaces']],
   },
   { key: 'quote style', asked: 'quotes?', values: [['single quotes', 'single quotes?'], ['double quotes', 'double quotes?']] },

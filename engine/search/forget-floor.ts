@@ -11,7 +11,7 @@
  * (`relevance.ts`); forgetting then asks for more on top of it.
  */
 import { queryTerms, termSet } from '../text/tokenize.js';
-import { relevance } from './relevance.js';
+import { RELEVANCE_FLOOR, relevance } from './relevance.js';
 
 /** Lowest fused search score (0..1) a memory needs to be forgotten by query. */
 export const FORGET_MIN_SCORE = 0.2;
@@ -48,7 +48,8 @@ export interface ForgetVerdict {
 /** The one rule a query-driven forget uses to decide whether a search hit may be forgotten. */
 export function confidentForgetMatch(query: string, hit: { content: string; score: number }): ForgetVerdict {
   const coverage = termCoverage(query, hit.content);
-  const floor = relevance(query, hit.content);
+  // The query's own words: a subject's values do not stand for its name when forgetting (`subjectsAsked` is for finding).
+  const floor = relevance(query, hit.content, RELEVANCE_FLOOR, []);
   if (!floor.relevant) return { confident: false, coverage, reason: floor.matched.length === 0 ? 'none of the query words' : `below the relevance floor (${floor.matched.length} informative query word(s) in it)` };
   if (coverage === 0 || coverage < requiredCoverage(query)) {
     return { confident: false, coverage, reason: coverage === 0 ? 'none of the query words' : `only ${Math.round(coverage * 100)}% of the query words` };
