@@ -85,14 +85,15 @@ const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ah
 
 /**
  * Whether an AskUserQuestion answer decides something that lasts: the question asks for a choice
- * (and not about the state of things now or the next step), and the answer is not an action for now
- * nor bound to the work at hand.
+ * (and not about the state of things now or the next step), and the answer is not an action for now,
+ * nor bound to the work at hand, nor what the assistant is to do ("You do both (I restart the bot,
+ * then run the migration)"), as an option offered in prose is not either.
  */
 export function decidesLastingChoice(question: string, answer: string): boolean {
   const q = question.trim();
   // The option's label, not the description after it ("Security writes only (… out of scope for this branch)").
   const label = answer.replace(/\s*\(.*$/s, '');
-  if (!(CHOICE.test(q) || ASKS_FOR.test(q)) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label)) return false;
+  if (!(CHOICE.test(q) || ASKS_FOR.test(q)) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label) || ASSISTANT_ACTS.test(answer)) return false;
   return !STATE_QUESTION.test(q) || /\b(?:want|prefer|should)\b/i.test(q);
 }
 

@@ -226,6 +226,10 @@ describe('extraction on natural text', () => {
     assert.deepEqual(await extract([user('How should the plan be executed? → Drive-by fix in this PR (fastest)', 'answer')]), [], 'bound to the work at hand');
     const scope = await extract([user('How much of the API should the branch cover? → Security writes only (declare the admin surface out of scope for this branch)', 'answer')]);
     assert.equal(scope.length, 1, 'the description may name the work at hand');
+    // What the assistant is to do, the way the work at hand gets done (a real session, blind-33).
+    const chore = 'How do you want to handle the bot restart + running the migration? → You do both (I restart the running node riskbot.js process onto the new code, wait for it to come up, then run the migration with --commit.)';
+    assert.deepEqual(await extract([user(chore, 'answer')]), []);
+    assert.equal((await extract([user('Which package manager? → pnpm (I think it is the fastest)', 'answer')])).length, 1, 'an opinion is no act');
     const got = await extract([user('Which package manager? → pnpm (fast, strict)', 'answer')]);
     assert.deepEqual(
       got.map((c) => [c.category, c.content]),
