@@ -30,6 +30,8 @@
  *
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { summaryRecap, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { EPISODE_META } from './episode-rows.js';
 import { addEpisodeRecord, blocksOf, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
@@ -53,14 +55,32 @@ const DOCUMENT_FILE = /\.(?:md|mdx|markdown)$/i;
 /** Not the project's: Claude Code's own files (transcripts, saved tool output, plans, installed plugins), dependencies. */
 const NOT_THE_PROJECT = /[\\/]\.claude[\\/](?:projects|plans|todos|shell-snapshots|plugins)[\\/]|[\\/](?:tool-results|node_modules|vendor|\.venv|site-packages)[\\/]/i;
 
+/** The user's own Claude Code folder, `~/.claude/` (macOS, Linux, Windows and root home folders). */
+const USER_CLAUDE_HOME = /^(?:~|\/root|(?:[A-Za-z]:)?[\\/](?:Users|home)[\\/][^\\/]+)[\\/]\.claude[\\/]/i;
+
+/**
+ * A file of the user's own Claude Code folder: their CLAUDE.md, settings, skills, agents and commands.
+ * Claude Code reads those into every session of every project itself, and they are the user's, not
+ * the project's to share: a read of one is kept as no project document.
+ */
+function inUserClaudeHome(path: string): boolean {
+  const home = join(homedir(), '.claude');
+  return USER_CLAUDE_HOME.test(path) || path.startsWith(`${home}/`) || path.startsWith(`${home}\\`);
+}
+
+/** Not the project's: see NOT_THE_PROJECT and inUserClaudeHome. */
+function notTheProjects(path: string): boolean {
+  return NOT_THE_PROJECT.test(path) || inUserClaudeHome(path);
+}
+
 /** A Markdown document of the project (what the assistant writes there is kept). */
 export function isProjectDocument(path: string): boolean {
-  return DOCUMENT_FILE.test(path) && !NOT_THE_PROJECT.test(path);
+  return DOCUMENT_FILE.test(path) && !notTheProjects(path);
 }
 
 /** A file of the project whose text, when the assistant reads it, is kept: its Markdown and PROJECT_FILE. */
 export function isKeptWhenRead(path: string): boolean {
-  return (DOCUMENT_FILE.test(path) || PROJECT_FILE.test(path)) && !NOT_THE_PROJECT.test(path);
+  return (DOCUMENT_FILE.test(path) || PROJECT_FILE.test(path)) && !notTheProjects(path);
 }
 
 export interface DocumentDraft {

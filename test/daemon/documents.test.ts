@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { documentDrafts, isKeptWhenRead, isProjectDocument, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
 import { recordEpisodes } from '../../daemon/episodes.js';
@@ -79,6 +81,10 @@ describe('project documents', () => {
     for (const p of kept) assert.ok(isKeptWhenRead(p), p);
     const notKept = ['/r/src/main.ts', '/r/package-lock.json', '/r/src/config.yml', '/r/tsconfig.json', '/r/gradle/wrapper/gradle-wrapper.jar', '/r/src/main/java/Build.gradle.java', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md', '/r/node_modules/x/package.json', '/r/.vscode/settings.json', '/r/.claude/settings.local.json'];
     notKept.push('/home/u/.claude/plugins/cache/p/README.md', '/home/u/.claude/plans/plan.md');
+    // The user's own Claude Code folder: their CLAUDE.md, settings, skills (not the project's to share).
+    notKept.push('/Users/ann/.claude/CLAUDE.md', '/home/ann/.claude/settings.json', 'C:\\Users\\ann\\.claude\\skills\\x\\SKILL.md', '/root/.claude/agents/qa.md', '~/.claude/CLAUDE.md', join(homedir(), '.claude', 'CLAUDE.md'));
+    kept.push('/Users/ann/app/.claude/CLAUDE.md', '/home/ann/app/.claude/settings.json');
+    for (const p of kept) assert.ok(isKeptWhenRead(p), p);
     for (const p of notKept) assert.ok(!isKeptWhenRead(p), p);
     assert.ok(isProjectDocument('/r/docs/design.md') && isProjectDocument('D:\\r\\.planning\\phases\\14-CONTEXT.md'));
     for (const p of ['/home/u/.claude/plans/plan.md', '/r/node_modules/x/README.md', '/r/src/main.ts']) assert.ok(!isProjectDocument(p), p);
