@@ -28,6 +28,7 @@
  *   established, in one place, when its turns were captured elsewhere or not at all (a session
  *   resumed after compaction, capture paused or installed later).
  *
+ * A file of the user's own Claude Code folder is no project document (`isUsersOwn`).
  * At most MAX_DOCUMENT_BLOCKS blocks of a document are kept (its start).
  */
 import { homedir } from 'node:os';
@@ -44,43 +45,51 @@ export const MAX_DOCUMENT_BLOCKS = 6;
 /**
  * Files besides Markdown that say how to work in a project, by name: agent rules and the agent's
  * project settings (Claude Code's `.claude/settings.json`: its hooks and the commands allowed without
- * asking; `.mcp.json`), CI workflows, manifests and task runners, build, lint and release configs (how
- * it is built, tested, linted, released, deployed; "what does CI run" is answered there and often
- * nowhere else).
+ * asking; `.mcp.json`), CI workflows, manifests and task runners, build, lint, test and release configs,
+ * deployment manifests, in the ecosystems' usual names (how it is built, tested, linted, released,
+ * deployed; "what does CI run" is answered there and often nowhere else).
  */
 const PROJECT_FILE =
-  /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|package\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|Cargo\.toml|pyproject\.toml|(?:build|settings)\.gradle(?:\.kts)?|gradle\.properties|pom\.xml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|Dockerfile|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|\.markdownlint[\w.-]*|\.mcp\.json)$|[\\/]\.github[\\/]workflows[\\/][^\\/]+\.ya?ml$|[\\/]\.claude[\\/]settings\.json$/i;
+  /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|\.travis\.ya?ml|azure-pipelines\.ya?ml|bitbucket-pipelines\.ya?ml|Jenkinsfile|package\.json|deno\.jsonc?|composer\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|\.?mise\.toml|\.tool-versions|Cargo\.toml|pyproject\.toml|\.?ruff\.toml|(?:build|settings)\.gradle(?:\.kts)?|gradle\.properties|pom\.xml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|(?:docker-)?compose[\w.-]*\.ya?ml|Dockerfile|Procfile|fly\.toml|wrangler\.(?:toml|jsonc?)|vercel\.json|netlify\.toml|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|[\w.-]+\.neon(?:\.dist)?|phpunit\.xml(?:\.dist)?|\.markdownlint[\w.-]*|\.mcp\.json)$|[\\/]\.(?:github[\\/]workflows|circleci)[\\/][^\\/]+\.ya?ml$|[\\/]\.claude[\\/]settings\.json$/i;
 /** Markdown documents. */
 const DOCUMENT_FILE = /\.(?:md|mdx|markdown)$/i;
 /** Not the project's: Claude Code's own files (transcripts, saved tool output, plans, installed plugins), dependencies. */
 const NOT_THE_PROJECT = /[\\/]\.claude[\\/](?:projects|plans|todos|shell-snapshots|plugins)[\\/]|[\\/](?:tool-results|node_modules|vendor|\.venv|site-packages)[\\/]/i;
 
-/** The user's own Claude Code folder, `~/.claude/` (macOS, Linux, Windows and root home folders). */
-const USER_CLAUDE_HOME = /^(?:~|\/root|(?:[A-Za-z]:)?[\\/](?:Users|home)[\\/][^\\/]+)[\\/]\.claude[\\/]/i;
+/** The user's own Claude Code folder, `~/.claude/` (macOS, Linux, Windows and root home folders), and what follows it. */
+const USER_CLAUDE_HOME = /^(?:~|\/root|(?:[A-Za-z]:)?[\\/](?:Users|home)[\\/][^\\/]+)[\\/]\.claude[\\/](.*)$/is;
 
 /**
- * A file of the user's own Claude Code folder: their CLAUDE.md, settings, skills, agents and commands.
- * Claude Code reads those into every session of every project itself, and they are the user's, not
- * the project's to share: a read of one is kept as no project document.
+ * Whether a file is the user's own, not the project's: a file of their Claude Code folder (their
+ * CLAUDE.md, settings, skills, agents, commands, notes), unless a folder or file name there past the
+ * first names the project (a skill the repository is: `skills/imessage-mail/SKILL.md` for the
+ * repository imessage-mail; a note kept per project: `handoffs/-Users-ann-dev-neuvector-mcp.md`).
+ * Claude Code reads the user's files into every session of every project itself, and a project's
+ * record is shared with the project's team.
  */
-function inUserClaudeHome(path: string): boolean {
+export function isUsersOwn(path: string, root: string | undefined): boolean {
   const home = join(homedir(), '.claude');
-  return USER_CLAUDE_HOME.test(path) || path.startsWith(`${home}/`) || path.startsWith(`${home}\\`);
-}
-
-/** Not the project's: see NOT_THE_PROJECT and inUserClaudeHome. */
-function notTheProjects(path: string): boolean {
-  return NOT_THE_PROJECT.test(path) || inUserClaudeHome(path);
+  const rest = USER_CLAUDE_HOME.exec(path)?.[1] ?? (path.startsWith(`${home}/`) || path.startsWith(`${home}\\`) ? path.slice(home.length + 1) : null);
+  if (rest === null) return false;
+  if (!root) return true;
+  const name = root.toLowerCase();
+  return !rest
+    .split(/[\\/]+/)
+    .slice(1)
+    .some((segment) => {
+      const s = segment.toLowerCase().replace(/\.[a-z]+$/, '');
+      return s === name || s.endsWith(`-${name}`);
+    });
 }
 
 /** A Markdown document of the project (what the assistant writes there is kept). */
 export function isProjectDocument(path: string): boolean {
-  return DOCUMENT_FILE.test(path) && !notTheProjects(path);
+  return DOCUMENT_FILE.test(path) && !NOT_THE_PROJECT.test(path);
 }
 
 /** A file of the project whose text, when the assistant reads it, is kept: its Markdown and PROJECT_FILE. */
 export function isKeptWhenRead(path: string): boolean {
-  return (DOCUMENT_FILE.test(path) || PROJECT_FILE.test(path)) && !notTheProjects(path);
+  return (DOCUMENT_FILE.test(path) || PROJECT_FILE.test(path)) && !NOT_THE_PROJECT.test(path);
 }
 
 export interface DocumentDraft {
@@ -144,6 +153,7 @@ export async function recordDocuments(engine: MemoryEngine, turns: readonly Turn
   let written = 0;
   const root = repoFolder(scope.repo);
   for (const d of documentDrafts(turns)) {
+    if (d.verb !== 'Summary' && d.verb !== 'Command' && isUsersOwn(d.path, root)) continue;
     const blocks = documentBlocks(d, root, scope.run_id);
     // A document is keyed by its name in the repository: the same file read in another checkout or a
     // worktree is the same document. (A file's records written before were keyed by its absolute path;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { documentDrafts, isKeptWhenRead, isProjectDocument, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
+import { documentDrafts, isKeptWhenRead, isProjectDocument, isUsersOwn, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
 import { recordEpisodes } from '../../daemon/episodes.js';
 import type { RawEntry } from '../../daemon/transcript-lines.js';
 import { toTurns, type Turn } from '../../daemon/transcript.js';
@@ -78,11 +78,10 @@ describe('project documents', () => {
   it('keeps the project’s Markdown, its Claude Code settings and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
     const kept = ['/r/AGENTS.md', 'C:\\r\\CLAUDE.md', '/r/docs/CONTRIBUTING.md', '/r/e2e/README.md', '/r/.github/copilot-instructions.md', '/r/docs/design.md', '/r/notes/vamp.md', '/r/.cursorrules'];
     kept.push('/r/.github/workflows/ci.yml', 'C:\\r\\.github\\workflows\\deploy.yaml', '/r/package.json', '/r/packages/cli/package.json', '/r/Makefile', '/r/Cargo.toml', '/r/pyproject.toml', 'C:\\r\\build.gradle', '/r/app/build.gradle.kts', '/r/settings.gradle', '/r/gradle.properties', '/r/pom.xml', '/r/.goreleaser.yaml', '/r/docker-compose.dev.yml', '/r/.pre-commit-config.yaml', '/r/.markdownlint.json', '/r/.claude/settings.json', 'C:\\r\\.claude\\settings.json', '/r/.mcp.json');
+    kept.push('/r/composer.json', '/r/phpstan.neon.dist', '/r/rules.neon', '/r/phpunit.xml.dist', '/r/mise.toml', '/r/.tool-versions', '/r/deno.json', '/r/ruff.toml', '/r/compose.dev.yml', '/r/fly.toml', '/r/vercel.json', '/r/Procfile', '/r/.circleci/config.yml', '/r/Jenkinsfile');
     for (const p of kept) assert.ok(isKeptWhenRead(p), p);
-    const notKept = ['/r/src/main.ts', '/r/package-lock.json', '/r/src/config.yml', '/r/tsconfig.json', '/r/gradle/wrapper/gradle-wrapper.jar', '/r/src/main/java/Build.gradle.java', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md', '/r/node_modules/x/package.json', '/r/.vscode/settings.json', '/r/.claude/settings.local.json'];
+    const notKept = ['/r/src/main.ts', '/r/package-lock.json', '/r/src/config.yml', '/r/tsconfig.json', '/r/gradle/wrapper/gradle-wrapper.jar', '/r/src/main/java/Build.gradle.java', '/home/u/.claude/projects/x/tool-results/b1.txt', '/r/node_modules/x/README.md', '/r/node_modules/x/package.json', '/r/.vscode/settings.json', '/r/.claude/settings.local.json', '/r/composer.lock', '/r/src/neon.php', '/r/docs/compose.txt'];
     notKept.push('/home/u/.claude/plugins/cache/p/README.md', '/home/u/.claude/plans/plan.md');
-    // The user's own Claude Code folder: their CLAUDE.md, settings, skills (not the project's to share).
-    notKept.push('/Users/ann/.claude/CLAUDE.md', '/home/ann/.claude/settings.json', 'C:\\Users\\ann\\.claude\\skills\\x\\SKILL.md', '/root/.claude/agents/qa.md', '~/.claude/CLAUDE.md', join(homedir(), '.claude', 'CLAUDE.md'));
     kept.push('/Users/ann/app/.claude/CLAUDE.md', '/home/ann/app/.claude/settings.json');
     for (const p of kept) assert.ok(isKeptWhenRead(p), p);
     for (const p of notKept) assert.ok(!isKeptWhenRead(p), p);
@@ -91,6 +90,19 @@ describe('project documents', () => {
     const drafts = documentDrafts([turn('tool', '1\tconst x = 1;', { tool: 'Read', path: '/r/src/main.ts' }), turn('tool', 'no such file', { tool: 'Read', path: '/r/AGENTS.md', ok: false })]);
     assert.deepEqual(drafts, []);
     assert.equal(withoutLineNumbers('     1→# Title\n     2→Body'), '# Title\nBody');
+  });
+
+  it('keeps no file of the user’s own Claude Code folder as the project’s, unless it names the project', async () => {
+    const own = ['/Users/ann/.claude/CLAUDE.md', '/home/ann/.claude/settings.json', 'C:\\Users\\ann\\.claude\\skills\\x\\SKILL.md', '/root/.claude/agents/qa.md', '~/.claude/CLAUDE.md', join(homedir(), '.claude', 'CLAUDE.md')];
+    for (const p of own) assert.ok(isUsersOwn(p, 'app'), p);
+    for (const p of ['/Users/ann/app/.claude/CLAUDE.md', '/Users/ann/app/docs/x.md', '/Users/ann/.claude/skills/app/SKILL.md', '/Users/ann/.claude/handoffs/-Users-ann-dev-app.md']) assert.ok(!isUsersOwn(p, 'app'), p);
+    assert.ok(isUsersOwn('/Users/ann/.claude/app/notes.md', 'app') && isUsersOwn('/Users/ann/.claude/skills/x.md', 'skills'), 'the folder kind right under .claude names nothing');
+    const e = await engine();
+    const read = (path: string, text: string): Turn => turn('tool', text, { tool: 'Read', path });
+    const files = [read('/Users/ann/.claude/CLAUDE.md', '# Mine\nAlways answer in French.'), read('/Users/ann/app/AGENTS.md', '# App\nRun make check before a commit.')];
+    assert.equal(await recordDocuments(e, files, scope), 1);
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 10 })).results.map((r) => r.content);
+    assert.ok(rows.some((c) => c.includes('make check')) && !rows.some((c) => c.includes('French')), JSON.stringify(rows));
   });
 
   it('stores a document read once per text, replaces it when the text changed, and search finds what it says', async () => {
