@@ -4,6 +4,7 @@
  * interruptions, shell-mode output, notices from subagents, other sessions and the CI monitor),
  * which are never the person's words.
  */
+import { fileURLToPath } from 'node:url';
 
 export interface RawEntry {
   type?: string;
@@ -74,12 +75,61 @@ export function toolResultText(content: unknown): string {
 
 /**
  * What an IDE extension adds to a prompt (`<ide_opened_file>The user opened the file … in the IDE.
- * This may or may not be related …</ide_opened_file>`, `<ide_selection>…`): Claude Code's words.
+ * This may or may not be related …</ide_opened_file>`, `<ide_selection>…`, a file mentioned put in
+ * whole as `<context ref="file:///…">…</context>`): not the user's words.
  */
-const IDE_CONTEXT = /\s*<(ide_[a-z_]+)>[\s\S]*?<\/\1>\s*/g;
+const IDE_CONTEXT = /\s*(?:<(ide_[a-z_]+)>[\s\S]*?<\/\1>|<context ref="[^"]*">[\s\S]*?<\/context>)\s*/g;
 
 export function withoutIdeContext(text: string): string {
   return text.replace(IDE_CONTEXT, '\n').trim();
+}
+
+/**
+ * A file an IDE integration put in a prompt whole, as a text block of its own
+ * (`<context ref="file:///…/docs/template.md">…</context>`): the file, not the user's words.
+ */
+const CONTEXT_FILE = /^\s*<context ref="([^"]+)">\n?([\s\S]*?)\n?<\/context>\s*$/;
+
+/** The file a `<context ref>` block holds (CONTEXT_FILE), or null for any other text. */
+export function contextFile(text: string): AttachedFile | null {
+  const m = CONTEXT_FILE.exec(text);
+  if (!m || !m[2]!.trim()) return null;
+  let path = m[1]!;
+  try {
+    if (path.startsWith('file:')) path = fileURLToPath(path);
+  } catch {
+    // Not a path this platform reads (a Windows file URL elsewhere): kept as written.
+  }
+  return { path, text: m[2]! };
+}
+
+/** A block that is nothing but IDE notes. */
+const IDE_ONLY = /^(?:\s*<(ide_[a-z_]+)>[\s\S]*?<\/\1>)+\s*$/;
+/** A mention link closing or opening a block ("[@template.md](file:///…)"). */
+const MENTION_LAST = /\[@[^\]]*\]\([^)]*\)$/;
+const MENTION_FIRST = /^\[@[^\]]*\]\([^)]*\)/;
+
+/**
+ * The pieces of a user message's text blocks: the blocks the user typed as one text (an IDE writes a
+ * prompt with an @-mention as several blocks: "Use ", "[@template.md](file:///…)", " for the docs"),
+ * joined with nothing where a block's edge is a space or a mention link, else a line break; an IDE
+ * note (`<ide_opened_file>…`), a file in a `<context ref>` block and a command echo apart.
+ */
+export function userTextPieces(blocks: readonly string[]): string[] {
+  const out: string[] = [];
+  let typed: string | null = null;
+  for (const b of blocks) {
+    if (IDE_ONLY.test(b) || contextFile(b) || COMMAND_NOISE.test(b)) {
+      if (typed !== null) out.push(typed);
+      typed = null;
+      out.push(b);
+      continue;
+    }
+    if (typed === null) typed = b;
+    else typed += /\s$/.test(typed) || /^\s/.test(b) || MENTION_LAST.test(typed) || MENTION_FIRST.test(b) ? b : `\n${b}`;
+  }
+  if (typed !== null) out.push(typed);
+  return out;
 }
 
 /** A file's whole text that Claude Code put in the conversation without a tool call (`attachedFiles`). */

@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, userTextPieces, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -92,6 +92,12 @@ export interface ReadResult {
    * hook events of those calls (PostToolUse carries the same id) have nothing to add.
    */
   results: string[];
+  /**
+   * What the user and the assistant said on the lines the turns leave out (a branch the user rewound
+   * away from), as `user:…` and `assistant:…` (a streamed message's pieces joined, and each piece): a
+   * hook event that journaled the same words adds nothing.
+   */
+  elsewhere: string[];
 }
 
 const MAX_READ = 32 * 1024 * 1024;
@@ -108,13 +114,37 @@ function toolResultIds(entries: readonly RawEntry[]): string[] {
   return ids;
 }
 
+/** What was said on the lines of `entries` that are not in `kept` (ReadResult.elsewhere). */
+function saidElsewhere(entries: readonly RawEntry[], kept: readonly RawEntry[], opts: ReadOptions): string[] {
+  const on = new Set(kept);
+  const out: string[] = [];
+  const messages = new Map<string, string[]>();
+  for (const e of entries) {
+    if (on.has(e) || e.isMeta || (e.isSidechain && !opts.agent)) continue;
+    const content = e.message?.content;
+    if (e.type === 'user') {
+      if (Array.isArray(content) && (content as { type?: string }[]).some((b) => b?.type === 'tool_result')) continue;
+      const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? (content as { type?: string; text?: unknown }[]).filter((b) => b?.type === 'text' && typeof b.text === 'string').map((b) => b.text as string) : [];
+      for (const piece of userTextPieces(texts)) if (piece.trim()) out.push(`user:${piece}`);
+    } else if (e.type === 'assistant') {
+      const text = blockText(content).trim();
+      if (!text) continue;
+      out.push(`assistant:${text}`);
+      const id = e.message?.id;
+      if (id) messages.set(id, [...(messages.get(id) ?? []), text]);
+    }
+  }
+  for (const pieces of messages.values()) if (pieces.length > 1) out.push(`assistant:${pieces.join('\n')}`);
+  return out;
+}
+
 /** Read complete lines after `offset`. */
 export function readTranscript(file: string, offset: number, opts: ReadOptions = {}): ReadResult {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
   } catch {
-    return { turns: [], agents: [], offset, rewound: false, results: [] };
+    return { turns: [], agents: [], offset, rewound: false, results: [], elsewhere: [] };
   }
   try {
     const size = fs.fstatSync(fd).size;
@@ -124,15 +154,22 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions =
       rewound = true;
     }
     const len = Math.min(size - offset, MAX_READ);
-    if (len <= 0) return { turns: [], agents: [], offset, rewound, results: [] };
+    if (len <= 0) return { turns: [], agents: [], offset, rewound, results: [], elsewhere: [] };
     const buf = Buffer.alloc(len);
     fs.readSync(fd, buf, 0, len, offset);
     const lastNl = buf.lastIndexOf(0x0a);
-    if (lastNl < 0) return { turns: [], agents: [], offset, rewound, results: [] };
+    if (lastNl < 0) return { turns: [], agents: [], offset, rewound, results: [], elsewhere: [] };
     const entries = parseEntries(buf.subarray(0, lastNl).toString('utf8'));
     const kept = activeBranch(entries, opts);
     const agents = opts.agent ? [] : inlineSidechains(entries).flatMap((side) => toTurns(activeBranch(side, { agent: true }), { agent: true }));
-    return { turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts), agents, offset: offset + lastNl + 1, rewound, results: toolResultIds(entries) };
+    return {
+      turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts),
+      agents,
+      offset: offset + lastNl + 1,
+      rewound,
+      results: toolResultIds(entries),
+      elsewhere: saidElsewhere(entries, kept, opts),
+    };
   } finally {
     fs.closeSync(fd);
   }
@@ -235,7 +272,11 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
       continue;
     }
     if (!Array.isArray(content)) continue;
-    for (const b of content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string }[]) {
+    const blocks = content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string }[];
+    // The text blocks the user typed are one prompt (userTextPieces), read where its first block is.
+    const texts = blocks.filter((b) => b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())).map((b) => b.text!);
+    let pieces: string[] | null = userTextPieces(texts);
+    for (const b of blocks) {
       if (b?.type === 'tool_result') {
         const text = toolResultText(b.content);
         const call = b.tool_use_id ? tools.get(b.tool_use_id) : undefined;
@@ -269,15 +310,23 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
         const item = call && !b.is_error ? (trackerItem(call.name, call.input, text) ?? editedFile(call, e.toolUseResult)) : null;
         turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(shell, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(shell !== undefined ? { command: shell } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
-      } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())) {
-        const asked = COMMAND_NOISE.test(b.text) ? command(e) : null;
-        if (asked?.length === 0) continue;
-        lastAssistant = null;
-        if (asked) turns.push(...asked);
-        else {
-          const t = typed(e, b.text);
-          if (t) turns.push(t);
+      } else if (b?.type === 'text' && pieces && texts.includes(b.text!)) {
+        for (const text of pieces) {
+          const file = contextFile(text);
+          if (file) {
+            turns.push({ uuid: null, role: 'tool', text: file.text, tool: 'Read', ok: true, path: file.path, ...ts(e) });
+            continue;
+          }
+          const asked = COMMAND_NOISE.test(text) ? command(e) : null;
+          if (asked?.length === 0) continue;
+          lastAssistant = null;
+          if (asked) turns.push(...asked);
+          else {
+            const t = typed(e, text);
+            if (t) turns.push(t);
+          }
         }
+        pieces = null;
       }
     }
   }

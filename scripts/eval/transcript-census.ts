@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, contextFile, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText, userTextPieces } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
@@ -105,12 +105,18 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
           if (command.instructions) c.tool++;
         } else if (!noise(content)) c.user++;
       } else if (Array.isArray(content)) {
-        for (const b of content as { type?: string; text?: string; content?: unknown; tool_use_id?: string }[]) {
+        const blocks = content as { type?: string; text?: string; content?: unknown; tool_use_id?: string }[];
+        // Text blocks typed as one prompt count once; a file an IDE put in whole is a file read.
+        const texts = blocks.filter((b) => b?.type === 'text' && !!b.text?.trim() && !INTERRUPTED.test(b.text.trim())).map((b) => b.text!);
+        for (const piece of command ? [] : userTextPieces(texts)) {
+          if (contextFile(piece)) c.tool++;
+          else if (!noise(piece)) c.user++;
+        }
+        for (const b of blocks) {
           if (b?.type === 'text' && command) {
             c.user++;
             if (command.instructions) c.tool++;
-          } else if (b?.type === 'text' && b.text?.trim() && !noise(b.text)) c.user++;
-          else if (b?.type === 'tool_result') {
+          } else if (b?.type === 'tool_result') {
             // A background agent's launch acknowledgement: its report comes later, in a notification.
             if ((e.toolUseResult as { status?: unknown } | undefined)?.status === 'async_launched') continue;
             const inner = typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? (b.content as { text?: string }[]).map((x) => x?.text ?? '').join('') : '';

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readTranscript } from '../../daemon/transcript.js';
+import { withoutIdeContext } from '../../daemon/transcript-lines.js';
 import { census } from '../../scripts/eval/transcript-census.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -447,6 +448,33 @@ describe('readTranscript', () => {
       ],
     );
     assert.equal(turns.length, census(text).total, 'as many turns as the census counts');
+  });
+
+  it('reads the text blocks an IDE writes for one prompt as that prompt, and a file it put in whole as read (a real session, agentstuff)', () => {
+    const blocks = [
+      { type: 'text', text: 'Agent를 이용해서 문서를 작성할때 ' },
+      { type: 'text', text: '[@common-template.md](file:///repo/docs/common-template.md)' },
+      { type: 'text', text: ' 을 사용하여 문서에 대한 내역을 표시해줘.' },
+      { type: 'text', text: '\n<context ref="file:///repo/docs/common-template.md">\n# 공통 템플릿\n\nname, version are required.\n</context>' },
+    ];
+    const text =
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: blocks } }) +
+      asst('a1', 'u1', 'm1', [{ type: 'text', text: 'Done.' }]) +
+      line({ type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'text', text: '<ide_opened_file>The user opened the file /repo/a.ts in the IDE.</ide_opened_file>' }, { type: 'text', text: 'first line' }, { type: 'text', text: 'second line' }] } });
+    const turns = readTranscript(written(text), 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.path ?? null, t.text]),
+      [
+        ['user', null, 'Agent를 이용해서 문서를 작성할때 [@common-template.md](file:///repo/docs/common-template.md) 을 사용하여 문서에 대한 내역을 표시해줘.'],
+        ['tool', '/repo/docs/common-template.md', '# 공통 템플릿\n\nname, version are required.'],
+        ['assistant', null, 'Done.'],
+        ['user', null, '<ide_opened_file>The user opened the file /repo/a.ts in the IDE.</ide_opened_file>'],
+        ['user', null, 'first line\nsecond line'],
+      ],
+    );
+    assert.equal(census(text).total, turns.length);
+    assert.equal(withoutIdeContext(blocks.map((b) => b.text).join('\n')).includes('템플릿'), false, 'the file is not the user’s words');
+    assert.equal(withoutIdeContext('<context>we ship on Fridays</context> fix it'), '<context>we ship on Fridays</context> fix it', 'tags the user typed are kept');
   });
 
   it('reads a file the user @-mentioned, which an attachment puts in the conversation whole, as read; not the instruction files Claude Code loads by itself', () => {
