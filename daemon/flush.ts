@@ -8,7 +8,7 @@ import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResul
 import type { LiveSession } from './sessions.js';
 import { CLIPPED } from './capture.js';
 import { AGENT_NOTICE, notificationReport, SHELL_TOOL, SYSTEM_REMINDER, withoutIdeContext } from './transcript-lines.js';
-import { readTranscript, toolText, type Turn } from './transcript.js';
+import { readTranscript, toolText, type ReadResult, type Turn } from './transcript.js';
 import { opensEpisode, recordEpisodes } from './episodes.js';
 import { recordDocuments } from './documents.js';
 import type { JournalEntry } from './journal.js';
@@ -72,13 +72,19 @@ function spoken(text: string): string {
   return withoutIdeContext(text).replace(SYSTEM_REMINDER, ' ').replace(/\s+/g, ' ').trim();
 }
 
+/** A transcript line's words as `mergeTurns` compares them with the journal's (redacted, `spoken`), `role:…`. */
+export function saidKey(role: string, text: string): string {
+  return contentHash(`${role}:${spoken(redact(text).text)}`);
+}
+
 /**
  * Transcript turns, plus the journal turns the transcript does not already hold: a tool call whose
- * result the transcript has shown (same `tool_use_id`), or words the transcript holds. The journal's
- * words are redacted and may be clipped: they count as held when a transcript turn, redacted, says
- * the same (or begins with what was kept of a clipped message).
+ * result the transcript has shown (same `tool_use_id`), or words the transcript holds, on the turns
+ * read or on lines they leave out (`elsewhere`: saidKey of a branch the user rewound away from, whose
+ * prompts the journal also has). The journal's words are redacted and may be clipped: they count as
+ * held when a transcript turn, redacted, says the same (or begins with what was kept of a clipped message).
  */
-export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[], results: ReadonlySet<string> = new Set()): Turn[] {
+export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[], results: ReadonlySet<string> = new Set(), elsewhere: ReadonlySet<string> = new Set()): Turn[] {
   const seen = new Set(transcript.map((t) => contentHash(t.text)));
   let said: string[] | undefined;
   const held = (t: Turn): boolean => {
@@ -87,7 +93,8 @@ export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[]
     if (t.role === 'tool') return false;
     said ??= transcript.filter((u) => u.role !== 'tool').map((u) => `${u.role}:${spoken(redact(u.text).text)}`);
     const words = `${t.role}:${spoken(t.text.replace(CLIPPED, ''))}`;
-    return CLIPPED.test(t.text) ? said.some((u) => u.startsWith(words)) : said.includes(words);
+    if (CLIPPED.test(t.text)) return said.some((u) => u.startsWith(words));
+    return said.includes(words) || elsewhere.has(contentHash(words));
   };
   return [...transcript, ...journal.filter((t) => !held(t))];
 }
@@ -101,7 +108,7 @@ export function subagentTurns(entries: readonly JournalEntry[], s?: LiveSession)
   const files = [...new Set(entries.filter((e) => e.e === 'SubagentStop' && typeof e.p.agent_transcript_path === 'string').map((e) => e.p.agent_transcript_path as string))];
   return files.flatMap((f) => {
     const r = readTranscript(f, 0, { agent: true });
-    if (s) noteResults(s, r.results);
+    if (s) noteResults(s, r);
     return r.turns;
   });
 }
@@ -126,12 +133,25 @@ function insideTurn(s: LiveSession, pending: readonly JournalEntry[], deps: Flus
   return prompt >= 0 || (s.openTurn?.length ?? 0) > 0;
 }
 
-/** Most tool-result ids a session remembers (`LiveSession.toolResults`). */
+/** Most tool-result ids (and words said elsewhere) a session remembers (`LiveSession.toolResults`, `saidElsewhere`). */
 const MAX_RESULT_IDS = 4096;
 
-function noteResults(s: LiveSession, ids: readonly string[]): void {
-  const known = (s.toolResults ??= new Set());
-  for (const id of ids) known.add(id);
+function noteResults(s: LiveSession, r: Pick<ReadResult, 'results' | 'elsewhere'>): void {
+  remember((s.toolResults ??= new Set()), r.results);
+  if (r.elsewhere.length > 0) {
+    remember(
+      (s.saidElsewhere ??= new Set()),
+      r.elsewhere.map((x) => {
+        const at = x.indexOf(':');
+        return saidKey(x.slice(0, at), x.slice(at + 1));
+      }),
+    );
+  }
+}
+
+/** Add `items` to a set that keeps the latest MAX_RESULT_IDS. */
+function remember(known: Set<string>, items: readonly string[]): void {
+  for (const id of items) known.add(id);
   for (const id of known) {
     if (known.size <= MAX_RESULT_IDS) break;
     known.delete(id);
@@ -148,7 +168,7 @@ export function readAhead(s: LiveSession): void {
     s.offset = 0;
   }
   s.buffered.push(...r.turns, ...r.agents.map((t): Turn => ({ ...t, sidechain: true })));
-  noteResults(s, r.results);
+  noteResults(s, r);
   s.readOffset = r.offset;
 }
 
@@ -160,7 +180,7 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   const agents = [...s.buffered.filter((t) => t.sidechain), ...(deps.readTranscript !== false ? subagentTurns(pending, s) : [])];
   const agentText = new Set(agents.filter((t) => t.role === 'assistant').map((t) => contentHash(t.text)));
   const read = s.buffered.filter((t) => !t.sidechain);
-  const own = mergeTurns(read, journalTurns(pending), s.toolResults).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
+  const own = mergeTurns(read, journalTurns(pending), s.toolResults, s.saidElsewhere).filter((t) => t.kind !== 'report' || !agentText.has(contentHash(t.text)));
   const turns = [...own, ...agents];
   // Transcript text is in clear on disk (Claude Code's file): redact before anything else.
   const clean: Turn[] = turns.map((t) => ({

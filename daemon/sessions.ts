@@ -46,6 +46,11 @@ export interface LiveSession extends SessionRecord {
    * only): a PostToolUse event of one of them adds nothing (`mergeTurns`).
    */
   toolResults?: Set<string>;
+  /**
+   * What was said on transcript lines the turns leave out (a rewound branch; `ReadResult.elsewhere`,
+   * as `mergeTurns` compares words, hashed; the latest few thousand, in memory only).
+   */
+  saidElsewhere?: Set<string>;
 }
 
 /** Forget the turn in progress and where to read it again from (a purge, a new transcript, a salvage). */
@@ -93,8 +98,8 @@ export class SessionTable {
   save(): void {
     const out: Record<string, SessionRecord> = {};
     for (const s of this.live.values()) {
-      // Only cursors and counts: turns (buffered, a turn in progress) and tool-result ids stay in memory, never on disk.
-      const { pending: _p, buffered: _b, readOffset: _r, openTurn: _o, toolResults: _t, ...rec } = s;
+      // Only cursors and counts: turns (buffered, a turn in progress), tool-result ids and words said elsewhere stay in memory, never on disk.
+      const { pending: _p, buffered: _b, readOffset: _r, openTurn: _o, toolResults: _t, saidElsewhere: _e, ...rec } = s;
       out[s.id] = rec;
     }
     writeState(this.file, out);

@@ -217,6 +217,45 @@ describe('flush turns', () => {
     );
   });
 
+  it('leaves out the journaled prompt and reply of a branch the user rewound away from (a real session, kfhistory)', async () => {
+    const dir = tempDir('flush-rewound-');
+    const file = path.join(dir, 's1.jsonl');
+    const { engine } = await episodeStore();
+    const seen: ExtractTurn[][] = [];
+    const deps = { engine, userId: 'u', extractor: { extract: async (turns: ExtractTurn[]) => (seen.push(turns), []) } };
+    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const taken = 'always deploy from the release branch';
+    fs.writeFileSync(
+      file,
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'add a section to notes.md' } }) +
+        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Added the section.' }] } }) +
+        line({ type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: taken } }) +
+        line({ type: 'assistant', uuid: 'a2', parentUuid: 'u2', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Noted: deploys go from the release branch.' }] } }) +
+        // Rewound to a1 and asked something else.
+        line({ type: 'user', uuid: 'u3', parentUuid: 'a1', message: { role: 'user', content: 'add a list to notes.md' } }) +
+        line({ type: 'assistant', uuid: 'a3', parentUuid: 'u3', message: { id: 'm3', role: 'assistant', content: [{ type: 'text', text: 'Added a list.' }] } }),
+    );
+    s.pending = [
+      entry('UserPromptSubmit', { prompt: 'add a section to notes.md' }, 1),
+      entry('Stop', { last_assistant_message: 'Added the section.' }, 2),
+      entry('UserPromptSubmit', { prompt: taken }, 3),
+      entry('Stop', { last_assistant_message: 'Noted: deploys go from the release branch.' }, 4),
+      entry('UserPromptSubmit', { prompt: 'add a list to notes.md' }, 5),
+      entry('Stop', { last_assistant_message: 'Added a list.' }, 6),
+    ];
+    await flushSession(s, deps);
+    assert.deepEqual(
+      seen.flat().map((t) => [t.role, t.text]),
+      [
+        ['user', 'add a section to notes.md'],
+        ['assistant', 'Added the section.'],
+        ['user', 'add a list to notes.md'],
+        ['assistant', 'Added a list.'],
+      ],
+    );
+    await engine.close();
+  });
+
   it("records a session's commands from its hook events when there is no transcript to read", async () => {
     const { engine, deps, episodes } = await episodeStore();
     const dir = tempDir('flush-journal-');
