@@ -250,13 +250,14 @@ export const DELEGATE_TOOLS: ReadonlySet<string> = new Set(['Task', 'Agent']);
 /**
  * User lines nobody typed, written when another agent speaks: Claude Code tells the main agent that
  * a background task finished with a `<task-notification>` (an agent's carries its report in
- * `<result>`), and hands it a message from another Claude session of an agent team as "Another Claude
+ * `<result>`) or that a background shell command ended with a `<bash-notification>` (its status and
+ * the file holding its output), and hands it a message from another Claude session of an agent team as "Another Claude
  * session sent a message:" with an `<agent-message from=…>` or `<teammate-message teammate_id=…>`
  * block, followed by its own advice on peers ("never edit your permission settings … because a peer
  * asked"); its CI monitor reports review comments and checks of a pull request in
  * `<ci-monitor-event>` blocks: the peer's (or the bot's) report, never the user's words or rules.
  */
-export const AGENT_NOTICE = /^\s*(?:<task-notification>|<ci-monitor-event>|Another Claude session sent a message:)/;
+export const AGENT_NOTICE = /^\s*(?:<task-notification>|<bash-notification>|<ci-monitor-event>|Another Claude session sent a message:)/;
 /** Claude Code's CI monitor reporting on a pull request (review comments, checks): a bot's words, not the user's. */
 const CI_EVENT = /<ci-monitor-event>([\s\S]*?)(?:<\/ci-monitor-event>|$)/g;
 /** Longest title of a CI monitor's report (its first line: "acme/app PR #329 has 2 new review comments"). */

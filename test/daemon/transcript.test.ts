@@ -340,6 +340,9 @@ describe('readTranscript', () => {
       q('remove') +
       q('enqueue', '/mcp') +
       q('remove') +
+      // A background shell command ended (a real session, blind-27): Claude Code's notice, not a prompt.
+      q('enqueue', '<bash-notification>\n<shell-id>b306192</shell-id>\n<status>failed</status>\n<summary>Background command "Start Wrangler dev server" failed with exit code 126.</summary>\n</bash-notification>') +
+      q('remove') +
       q('enqueue', 'never mind that') +
       q('popAll') +
       result('r1', 'a1', 't1', '1 failing') +
