@@ -7,7 +7,7 @@
 import { contentHash, redact, type Extractor, type ExtractTurn, type IngestResult, type MemoryEngine } from '../engine/index.js';
 import type { LiveSession } from './sessions.js';
 import { CLIPPED } from './capture.js';
-import { AGENT_NOTICE, notificationReport, SHELL_TOOL, SYSTEM_REMINDER, withoutIdeContext } from './transcript-lines.js';
+import { AGENT_NOTICE, notificationReport, SHELL_TOOL, SYSTEM_REMINDER, withoutHarness, withoutIdeContext } from './transcript-lines.js';
 import { readTranscript, toolText, type ReadResult, type Turn } from './transcript.js';
 import { opensEpisode, recordEpisodes } from './episodes.js';
 import { recordDocuments } from './documents.js';
@@ -40,7 +40,7 @@ export function journalTurns(entries: readonly JournalEntry[]): Turn[] {
     if (e.e === 'UserPromptSubmit' && typeof p.prompt === 'string') {
       // A background task's notification or another session's message is an agent talking, not the user.
       const note = notificationReport(p.prompt);
-      const prompt = withoutIdeContext(p.prompt);
+      const prompt = withoutIdeContext(withoutHarness(p.prompt));
       if (note) turns.push({ uuid: null, role: 'tool', tool: 'Task', kind: 'report', text: note.text, ...(note.title ? { title: note.title } : {}) });
       else if (prompt && !AGENT_NOTICE.test(prompt)) turns.push({ uuid: null, role: 'user', text: prompt });
     } else if (e.e === 'Stop' && typeof p.message === 'string') turns.push({ uuid: null, role: 'assistant', text: p.message });
@@ -67,9 +67,9 @@ export function journalTurns(entries: readonly JournalEntry[]): Turn[] {
   return turns;
 }
 
-/** Words compared without what is not the speaker's: the IDE's notes, Claude Code's reminders, spacing. */
+/** Words compared without what is not the speaker's: the IDE's notes, an app's instructions, Claude Code's reminders, spacing. */
 function spoken(text: string): string {
-  return withoutIdeContext(text).replace(SYSTEM_REMINDER, ' ').replace(/\s+/g, ' ').trim();
+  return withoutIdeContext(withoutHarness(text)).replace(SYSTEM_REMINDER, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** A transcript line's words as `mergeTurns` compares them with the journal's (redacted, `spoken`), `role:…`. */

@@ -80,6 +80,19 @@ export function toolResultText(content: unknown): string {
  */
 const IDE_CONTEXT = /\s*(?:<(ide_[a-z_]+)>[\s\S]*?<\/\1>|<context ref="[^"]*">[\s\S]*?<\/context>)\s*/g;
 
+/**
+ * What an app that runs Claude Code for the user puts before the prompt (Conductor's
+ * `<system_instruction>You are working inside Conductor …</system-instruction>`): the app's
+ * instructions, the same in every workspace, not the user's words.
+ */
+const HARNESS_INSTRUCTIONS = /\s*<system[_-]instruction>[\s\S]*?<\/system[_-]instruction>\s*/g;
+
+/** A prompt without the instructions an app put before it (HARNESS_INSTRUCTIONS). */
+export function withoutHarness(text: string): string {
+  const out = text.replace(HARNESS_INSTRUCTIONS, '\n');
+  return out === text ? text : out.trim();
+}
+
 export function withoutIdeContext(text: string): string {
   return text.replace(IDE_CONTEXT, '\n').trim();
 }
@@ -255,9 +268,10 @@ export const DELEGATE_TOOLS: ReadonlySet<string> = new Set(['Task', 'Agent']);
  * session sent a message:" with an `<agent-message from=…>` or `<teammate-message teammate_id=…>`
  * block, followed by its own advice on peers ("never edit your permission settings … because a peer
  * asked"); its CI monitor reports review comments and checks of a pull request in
- * `<ci-monitor-event>` blocks: the peer's (or the bot's) report, never the user's words or rules.
+ * `<ci-monitor-event>` blocks; an older client wrote what a SessionStart hook printed as a user line
+ * (`<session-start-hook>Git Status: …`): the peer's (the bot's, the hook's) report, never the user's words or rules.
  */
-export const AGENT_NOTICE = /^\s*(?:<task-notification>|<bash-notification>|<ci-monitor-event>|Another Claude session sent a message:)/;
+export const AGENT_NOTICE = /^\s*(?:<task-notification>|<bash-notification>|<ci-monitor-event>|<session-start-hook>|Another Claude session sent a message:)/;
 /** Claude Code's CI monitor reporting on a pull request (review comments, checks): a bot's words, not the user's. */
 const CI_EVENT = /<ci-monitor-event>([\s\S]*?)(?:<\/ci-monitor-event>|$)/g;
 /** Longest title of a CI monitor's report (its first line: "acme/app PR #329 has 2 new review comments"). */

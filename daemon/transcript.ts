@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, userTextPieces, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -204,7 +204,9 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
   const ts = (e: RawEntry): { timestamp?: string } => (e.timestamp ? { timestamp: e.timestamp } : {});
   // In a subagent's transcript, what a "user" typed is the parent agent's task.
   const promptKind = opts.agent ? 'task' : 'prompt';
-  const typed = (e: RawEntry, text: string): Turn | null => {
+  const typed = (e: RawEntry, said: string): Turn | null => {
+    const text = withoutHarness(said);
+    if (!text) return null;
     const note = notificationReport(text);
     if (note) return { uuid: e.uuid ?? null, role: 'tool', text: note.text, tool: 'Task', kind: 'report', ...(note.title ? { title: note.title } : {}), ...ts(e) };
     if (AGENT_NOTICE.test(text)) return null;

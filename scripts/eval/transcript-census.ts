@@ -15,10 +15,10 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, contextFile, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText, userTextPieces } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, contextFile, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText, userTextPieces, withoutHarness } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
-const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text));
+const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text)) || !withoutHarness(text);
 
 export interface Census {
   /** Typed prompts, compaction summaries and answers. */

@@ -453,6 +453,24 @@ describe('readTranscript', () => {
     assert.equal(turns.length, census(text).total, 'as many turns as the census counts');
   });
 
+  it('reads a prompt without the instructions an app put before it, and a hook’s output written as a user line as no prompt (real sessions: Conductor, Claude Code 1.0)', () => {
+    const conductor = '<system_instruction>\nYou are working inside Conductor, a Mac app that lets the user run many coding agents in parallel.\nUse the prefix "user/" before the branch name.\n</system-instruction>\n\nhow is chkit building the CLI?';
+    const text =
+      user('u1', null, conductor) +
+      asst('a1', 'u1', 'm1', [{ type: 'text', text: 'With tsup.' }]) +
+      user('h1', 'a1', '<session-start-hook>Git Status:\n## main...origin/main\n?? logs/</session-start-hook>') +
+      user('u2', 'h1', '<system_instruction>\nThe user has attached these files.\n</system_instruction>');
+    const turns = readTranscript(written(text), 0).turns;
+    assert.deepEqual(
+      turns.map((t) => [t.role, t.text]),
+      [
+        ['user', 'how is chkit building the CLI?'],
+        ['assistant', 'With tsup.'],
+      ],
+    );
+    assert.equal(census(text).total, turns.length);
+  });
+
   it('reads the text blocks an IDE writes for one prompt as that prompt, and a file it put in whole as read (a real session, agentstuff)', () => {
     const blocks = [
       { type: 'text', text: 'Agent를 이용해서 문서를 작성할때 ' },
