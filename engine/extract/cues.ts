@@ -75,9 +75,11 @@ const CUES: readonly Cue[] = [
   cue('preference', 0.7, /\bi (?:always|usually|never|tend to)\b/i, true),
   cue('preference', 0.75, /\bi (?:only|just) want\b/i, true),
   cue('preference', 0.75, SELF_HANDLED, true),
-  // prefer, preferably, and how it is often typed (perfer, perferably, prefered).
-  cue('preference', 0.7, /\bp(?:re|er)f[ea]r+(?:ed|ably|ence|s)?\b/i, true),
-  cue('preference', 0.7, /\bwe (?:prefer|like|favou?r)\b/i),
+  // prefer, preferably, and how it is often typed (perfer, perferably, prefered, perference); not the
+  // noun spelled right, which names anyone's ("the client's preference for reduced data usage"):
+  // the speaker's own is "my preference" above, "our preference" below.
+  cue('preference', 0.7, /\bp(?:re|er)f[ea]r+(?:ed|ably|s)?\b|\b(?!preference)p(?:re|er)f[ea]r+ences?\b/i, true),
+  cue('preference', 0.7, /\bwe (?:prefer|like|favou?r)\b|\bour (?:preference|preferred)\b/i),
 
   cue('convention', 0.8, /\bwe (?:always |usually |generally |typically |consistently )?(?:use|indent with|write|format with)\b[^.]{0,40}\b(?:tabs?|spaces|indentation|camel ?case|snake[_ ]case|kebab[- ]case|pascal ?case|single quotes|double quotes|semicolons|trailing commas|named exports|default exports|conventional commits|prefix|suffix)\b/i),
   cue('convention', 0.8, /\bcommit messages?\b[^.]{0,30}\b(?:follow|use|start|must|should|are|need)\b/i),

@@ -56,11 +56,12 @@ export const DURABLE =
   /\b(?:always|never|from now on|going forward|in (?:the )?future|every ?time|whenever|by default|as a rule|in general|generally|usually|only|instead|anymore|(?:any more|any longer)(?=\s*(?:[.,;:!?)]|$|(?:and|but|so|because|since|either|too|now)\b))|each time)\b/i;
 /**
  * A request for now ("make it so", "go ahead and …", "create the plan!", "use the staging database
- * for this test", "don't commit yet", "don't push until I say so"): never a memory without a
+ * for this test", "don't commit yet", "don't push until I say so", "… must be reverted
+ * immediately"): never a memory without a
  * durability cue.
  */
 const ONE_OFF =
-  /\b(?:make it so|go ahead|do it|do that|right now|for now|this time|for the (?:moment|time being)|for today|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us)|until (?:i|we) (?:say so|tell you|confirm|check|review)|for (?:this|that) (?:one|test|task|run|pr|ticket|issue|bug|fix|change|commit|branch|session|step|case|file|demo|release|round|experiment))\b|\bfor (?:this|that)[.!]*$|^(?:(?:ok(?:ay)?|so|and|but|please)[\s,]+)*(?:don'?t|do not|no need to)\b.*\byet[.!]*$|(?:^|\s)now[.!]*$|!\s*$|\blet(?:'s|s| us) (?:go with|use|keep|drop|pick|stick with|take|remove|delete|merge) (?:anything|everything|whatever|it|that|this|these|those|them|all of (?:it|them|these|those))\b/i;
+  /\b(?:make it so|go ahead|do it|do that|right now|right away|immediately|for now|this time|for the (?:moment|time being)|for today|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us)|until (?:i|we) (?:say so|tell you|confirm|check|review)|for (?:this|that) (?:one|test|task|run|pr|ticket|issue|bug|fix|change|commit|branch|session|step|case|file|demo|release|round|experiment))\b|\bfor (?:this|that)[.!]*$|^(?:(?:ok(?:ay)?|so|and|but|please)[\s,]+)*(?:don'?t|do not|no need to)\b.*\byet[.!]*$|(?:^|\s)now[.!]*$|!\s*$|\blet(?:'s|s| us) (?:go with|use|keep|drop|pick|stick with|take|remove|delete|merge) (?:anything|everything|whatever|it|that|this|these|those|them|all of (?:it|them|these|those))\b/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
 /**

@@ -100,6 +100,11 @@ describe('extraction on natural text', () => {
     ]);
     assert.ok(!got.some((c) => /plan|quit|go ahead/i.test(c.content)), JSON.stringify(got));
     assert.ok(!got.some((c) => c.space === 'personal'), 'a conditional preference stays in its project');
+    // Real sessions (blind-34): a demand for now, and release notes pasted under a console log.
+    assert.deepEqual(await extract([user('Any edits you made to other files or folders must be reverted immediately.')]), []);
+    assert.deepEqual(await extract([user("In 'Network conditions', you can now emulate the 'Save-Data' request header that indicates the client's preference for reduced data usage.")]), []);
+    const ours = await extract([user('our preference is tabs over spaces in the Makefile')]);
+    assert.equal(ours[0]?.category, 'preference', JSON.stringify(ours));
   });
 
   it('stores no request bound to the task at hand or to a moment, nor a pick among options on screen; the same said to last is a rule', async () => {
