@@ -73,7 +73,7 @@ function spoken(text: string): string {
 }
 
 /** A transcript line's words as `mergeTurns` compares them with the journal's (redacted, `spoken`), `role:…`. */
-export function saidKey(role: string, text: string): string {
+function saidKey(role: string, text: string): string {
   return contentHash(`${role}:${spoken(redact(text).text)}`);
 }
 
@@ -138,15 +138,7 @@ const MAX_RESULT_IDS = 4096;
 
 function noteResults(s: LiveSession, r: Pick<ReadResult, 'results' | 'elsewhere'>): void {
   remember((s.toolResults ??= new Set()), r.results);
-  if (r.elsewhere.length > 0) {
-    remember(
-      (s.saidElsewhere ??= new Set()),
-      r.elsewhere.map((x) => {
-        const at = x.indexOf(':');
-        return saidKey(x.slice(0, at), x.slice(at + 1));
-      }),
-    );
-  }
+  if (r.elsewhere.length > 0) remember((s.saidElsewhere ??= new Set()), r.elsewhere.map((x) => saidKey(x.role, x.text)));
 }
 
 /** Add `items` to a set that keeps the latest MAX_RESULT_IDS. */

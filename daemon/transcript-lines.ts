@@ -116,8 +116,6 @@ export function contextFile(text: string): AttachedFile | null {
   return { path, text: m[2]! };
 }
 
-/** A block that is nothing but IDE notes. */
-const IDE_ONLY = /^(?:\s*<(ide_[a-z_]+)>[\s\S]*?<\/\1>)+\s*$/;
 /** A mention link closing or opening a block ("[@template.md](file:///…)"). */
 const MENTION_LAST = /\[@[^\]]*\]\([^)]*\)$/;
 const MENTION_FIRST = /^\[@[^\]]*\]\([^)]*\)/;
@@ -132,7 +130,7 @@ export function userTextPieces(blocks: readonly string[]): string[] {
   const out: string[] = [];
   let typed: string | null = null;
   for (const b of blocks) {
-    if (IDE_ONLY.test(b) || contextFile(b) || COMMAND_NOISE.test(b)) {
+    if (!withoutIdeContext(b) || COMMAND_NOISE.test(b)) {
       if (typed !== null) out.push(typed);
       typed = null;
       out.push(b);
@@ -143,6 +141,15 @@ export function userTextPieces(blocks: readonly string[]): string[] {
   }
   if (typed !== null) out.push(typed);
   return out;
+}
+
+/** The text blocks of a user message that say something (not an interruption notice); a string content as its one block. */
+export function typedTexts(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return (content as { type?: string; text?: unknown }[])
+    .filter((b): b is { type: 'text'; text: string } => b?.type === 'text' && typeof b.text === 'string' && !!b.text.trim() && !INTERRUPTED.test(b.text.trim()))
+    .map((b) => b.text);
 }
 
 /** A file's whole text that Claude Code put in the conversation without a tool call (`attachedFiles`). */

@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, typedTexts, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -94,10 +94,16 @@ export interface ReadResult {
   results: string[];
   /**
    * What the user and the assistant said on the lines the turns leave out (a branch the user rewound
-   * away from), as `user:…` and `assistant:…` (a streamed message's pieces joined, and each piece): a
-   * hook event that journaled the same words adds nothing.
+   * away from; a streamed message's pieces joined, and each piece): a hook event that journaled the
+   * same words adds nothing.
    */
-  elsewhere: string[];
+  elsewhere: Said[];
+}
+
+/** Words someone said on a transcript line (`ReadResult.elsewhere`). */
+export interface Said {
+  role: 'user' | 'assistant';
+  text: string;
 }
 
 const MAX_READ = 32 * 1024 * 1024;
@@ -115,26 +121,25 @@ function toolResultIds(entries: readonly RawEntry[]): string[] {
 }
 
 /** What was said on the lines of `entries` that are not in `kept` (ReadResult.elsewhere). */
-function saidElsewhere(entries: readonly RawEntry[], kept: readonly RawEntry[], opts: ReadOptions): string[] {
+function saidElsewhere(entries: readonly RawEntry[], kept: readonly RawEntry[], opts: ReadOptions): Said[] {
   const on = new Set(kept);
-  const out: string[] = [];
+  const out: Said[] = [];
   const messages = new Map<string, string[]>();
   for (const e of entries) {
     if (on.has(e) || e.isMeta || (e.isSidechain && !opts.agent)) continue;
     const content = e.message?.content;
     if (e.type === 'user') {
       if (Array.isArray(content) && (content as { type?: string }[]).some((b) => b?.type === 'tool_result')) continue;
-      const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? (content as { type?: string; text?: unknown }[]).filter((b) => b?.type === 'text' && typeof b.text === 'string').map((b) => b.text as string) : [];
-      for (const piece of userTextPieces(texts)) if (piece.trim()) out.push(`user:${piece}`);
+      for (const piece of userTextPieces(typedTexts(content))) if (piece.trim()) out.push({ role: 'user', text: piece });
     } else if (e.type === 'assistant') {
       const text = blockText(content).trim();
       if (!text) continue;
-      out.push(`assistant:${text}`);
+      out.push({ role: 'assistant', text });
       const id = e.message?.id;
       if (id) messages.set(id, [...(messages.get(id) ?? []), text]);
     }
   }
-  for (const pieces of messages.values()) if (pieces.length > 1) out.push(`assistant:${pieces.join('\n')}`);
+  for (const pieces of messages.values()) if (pieces.length > 1) out.push({ role: 'assistant', text: pieces.join('\n') });
   return out;
 }
 
@@ -276,7 +281,7 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (!Array.isArray(content)) continue;
     const blocks = content as { type?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string }[];
     // The text blocks the user typed are one prompt (userTextPieces), read where its first block is.
-    const texts = blocks.filter((b) => b?.type === 'text' && typeof b.text === 'string' && b.text.trim() && !INTERRUPTED.test(b.text.trim())).map((b) => b.text!);
+    const texts = typedTexts(blocks);
     let pieces: string[] | null = userTextPieces(texts);
     for (const b of blocks) {
       if (b?.type === 'tool_result') {

@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, contextFile, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText, userTextPieces, withoutHarness } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, contextFile, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText, typedTexts, userTextPieces, withoutHarness } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text)) || !withoutHarness(text);
@@ -107,8 +107,7 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
       } else if (Array.isArray(content)) {
         const blocks = content as { type?: string; text?: string; content?: unknown; tool_use_id?: string }[];
         // Text blocks typed as one prompt count once; a file an IDE put in whole is a file read.
-        const texts = blocks.filter((b) => b?.type === 'text' && !!b.text?.trim() && !INTERRUPTED.test(b.text.trim())).map((b) => b.text!);
-        for (const piece of command ? [] : userTextPieces(texts)) {
+        for (const piece of command ? [] : userTextPieces(typedTexts(blocks))) {
           if (contextFile(piece)) c.tool++;
           else if (!noise(piece)) c.user++;
         }

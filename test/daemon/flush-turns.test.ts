@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { journalPayload } from '../../daemon/capture.js';
-import { flushSession, journalTurns, mergeTurns, subagentTurns } from '../../daemon/flush.js';
+import { flushSession, journalTurns, mergeTurns, subagentTurns, type FlushDeps } from '../../daemon/flush.js';
 import type { JournalEntry } from '../../daemon/journal.js';
 import { SessionTable, type LiveSession } from '../../daemon/sessions.js';
 import { readTranscript } from '../../daemon/transcript.js';
@@ -35,6 +35,15 @@ async function episodeStore() {
   await engine.open();
   const episodes = async (): Promise<string[]> => (await engine.list({ filter: { repo: REPO, metadata: { kind: 'episode' } }, limit: 10 })).results.map((r) => r.content).sort();
   return { engine, deps: { engine, extractor: new RuleExtractor(), userId: 'u' }, episodes };
+}
+
+/** A live session of REPO reading `transcript`, nothing read or pending yet. */
+const liveSession = (cwd: string, transcript: string): LiveSession => ({ id: 's1', cwd, repo: REPO, dir: null, transcript, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 });
+
+/** Flush dependencies whose extractor keeps the turns it is given and extracts nothing. */
+function seeingDeps(engine: MemoryEngine): { deps: FlushDeps; seen: ExtractTurn[][] } {
+  const seen: ExtractTurn[][] = [];
+  return { seen, deps: { engine, userId: 'u', extractor: { extract: async (turns: ExtractTurn[]) => (seen.push(turns), []) } } };
 }
 
 describe('flush turns', () => {
@@ -85,7 +94,7 @@ describe('flush turns', () => {
     const dir = tempDir('flush-inline-');
     const file = path.join(dir, 's1.jsonl');
     const { engine, deps, episodes } = await episodeStore();
-    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const s = liveSession(dir, file);
     const REPORT = 'Formatting fails the commit: run npm run format (prettier --write) before committing.';
     const side = (o: object): string => line({ ...o, isSidechain: true, version: '1.0.69' });
     const main = (o: object): string => line({ ...o, isSidechain: false, version: '1.0.69' });
@@ -119,7 +128,7 @@ describe('flush turns', () => {
     const dir = tempDir('flush-');
     const file = path.join(dir, 's1.jsonl');
     const { engine, deps, episodes } = await episodeStore();
-    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const s = liveSession(dir, file);
     fs.writeFileSync(file, migrationStart(null));
     s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 1), entry('PreCompact', {}, 2)];
     await flushSession(s, deps);
@@ -221,9 +230,8 @@ describe('flush turns', () => {
     const dir = tempDir('flush-rewound-');
     const file = path.join(dir, 's1.jsonl');
     const { engine } = await episodeStore();
-    const seen: ExtractTurn[][] = [];
-    const deps = { engine, userId: 'u', extractor: { extract: async (turns: ExtractTurn[]) => (seen.push(turns), []) } };
-    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const { deps, seen } = seeingDeps(engine);
+    const s = liveSession(dir, file);
     const taken = 'always deploy from the release branch';
     fs.writeFileSync(
       file,
@@ -259,7 +267,7 @@ describe('flush turns', () => {
   it("records a session's commands from its hook events when there is no transcript to read", async () => {
     const { engine, deps, episodes } = await episodeStore();
     const dir = tempDir('flush-journal-');
-    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: path.join(dir, 'missing.jsonl'), offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const s = liveSession(dir, path.join(dir, 'missing.jsonl'));
     s.pending = [
       entry('UserPromptSubmit', { prompt: REQUEST }, 1),
       entry('PostToolUse', { tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'cd api && npm run migrate -- --env staging | tail -5' }, tool_response: { stdout: 'applied 0042_shares', stderr: '' } }, 2),
@@ -276,9 +284,8 @@ describe('flush turns', () => {
     const dir = tempDir('flush-once-');
     const file = path.join(dir, 's1.jsonl');
     const { engine } = await episodeStore();
-    const seen: ExtractTurn[][] = [];
-    const deps = { engine, userId: 'u', extractor: { extract: async (turns: ExtractTurn[]) => (seen.push(turns), []) } };
-    const s: LiveSession = { id: 's1', cwd: dir, repo: REPO, dir: null, transcript: file, offset: 0, flushedJ: 0, lastActivity: 0, lastFlush: null, ended: false, memories: 0, pending: [], buffered: [], readOffset: 0 };
+    const { deps, seen } = seeingDeps(engine);
+    const s = liveSession(dir, file);
     fs.writeFileSync(file, migrationStart(null) + MIGRATION_END);
     s.pending = [
       entry('UserPromptSubmit', { prompt: REQUEST }, 1),
