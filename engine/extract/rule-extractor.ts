@@ -62,6 +62,14 @@ export const DURABLE =
  */
 const ONE_OFF =
   /\b(?:make it so|go ahead|do it|do that|right now|right away|immediately|for now|this time|for the (?:moment|time being)|for today|asap|create the plan|proceed|ship it|lets do|let's do|try (?:it|again|that)|let(?:'s|s| us) now|now let(?:'s|s| us)|until (?:i|we) (?:say so|tell you|confirm|check|review)|for (?:this|that) (?:one|test|task|run|pr|ticket|issue|bug|fix|change|commit|branch|session|step|case|file|demo|release|round|experiment))\b|\bfor (?:this|that)[.!]*$|^(?:(?:ok(?:ay)?|so|and|but|please)[\s,]+)*(?:don'?t|do not|no need to)\b.*\byet[.!]*$|(?:^|\s)now[.!]*$|!\s*$|\blet(?:'s|s| us) (?:go with|use|keep|drop|pick|stick with|take|remove|delete|merge) (?:anything|everything|whatever|it|that|this|these|those|them|all of (?:it|them|these|those))\b/i;
+/**
+ * A request that the task at hand leave everything as it is ("Do NOT modify any state", "don't make
+ * any changes to the system; this is a documentation task", "… without touching any files"): it
+ * says the task is read-only and names nothing a rule could protect. A lasting prohibition names
+ * what it protects ("don't modify the generated clients").
+ */
+const READ_ONLY_TASK =
+  /\b(?:do not|don'?t|without)\s+(?:make|making|modify|modifying|change|changing|edit|editing|touch|touching|alter|altering)\s+(?:anything|any(?: (?:state|changes?|files?|code))?)(?:\s+(?:to|in|on) (?:the |this )?(?:system|machine|code(?:base)?|repo(?:sitory)?|project|anything))?\s*(?:[.;:,!)]|$)/i;
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
 /**
@@ -390,7 +398,7 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     if (picksAtHand(read)) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
-    if (!durable && (ONE_OFF.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;
+    if (!durable && (ONE_OFF.test(read) || READ_ONLY_TASK.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;
     // A root cause that names nothing to look up explains one failure, not how the project works.
     if (turn.role === 'assistant' && FINDING.test(read) && namesNothing(text)) continue;
     const scored = framed?.as === 'decision' || framed?.as === 'requirement' ? wantedState(read, framed.as === 'decision' ? 'decision' : 'constraint') : scoreSentence(read);

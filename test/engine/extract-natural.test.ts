@@ -118,6 +118,15 @@ describe('extraction on natural text', () => {
       user('Keep the old endpoint for the time being.'),
     ]);
     assert.deepEqual(bound, []);
+    // Real session (blind-35): a report requested read-only; what it protects is named nowhere.
+    const readOnly = await extract([
+      user('Produce a clear, structured report about the current Docker-based dev stack you are managing for me. \nDo NOT modify any state.'),
+      user('Do NOT make any changes to the system; this is a documentation/explanation task.'),
+      user("dont change anything, just look"),
+    ]);
+    assert.deepEqual(readOnly, []);
+    const guarded = await extract([user("Don't modify the generated API clients in src/gen.")]);
+    assert.equal(guarded[0]?.category, 'constraint', JSON.stringify(guarded));
     const lasting = await extract([user("Let's use Postgres for the event store, not Mongo."), user("From now on, don't merge until I review it.")]);
     assert.deepEqual(
       lasting.map((c) => c.category),
