@@ -127,6 +127,10 @@ function makeRepoDir(root: string, name: string): string {
   return dir;
 }
 
+function logTail(logFile: string, lines: number): string {
+  return fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)';
+}
+
 async function settled(client: DaemonClient, logFile: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   let still = 0;
@@ -137,8 +141,7 @@ async function settled(client: DaemonClient, logFile: string): Promise<void> {
     // as `service flush` would.
     if (++still % 20 === 0) await client.flush();
     if (Date.now() > deadline) {
-      const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '(no log)';
-      throw new Error(`the daemon did not flush: ${JSON.stringify(s.journal)}\n${tail}`);
+      throw new Error(`the daemon did not flush: ${JSON.stringify(s.journal)}\n${logTail(logFile, 15)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -175,6 +178,10 @@ export async function evaluate(fixtures: readonly Fixture[], log: (s: string) =>
   const user = pluginUser({ env: { SERVICE_RECALL_TIMEOUT_MS: '2500', SERVICE_RECALL_DEADLINE_MS: '2000' } });
   try {
     return await evaluateAs(user, fixtures, log);
+  } catch (err) {
+    // What the daemon logged says what failed inside it (an INTERNAL error names only a request id).
+    log(`the daemon's log ends:\n${logTail(path.join(resolvePaths(user.data).logDir, 'daemon.log'), 40)}`);
+    throw err;
   } finally {
     // Whatever happened, no daemon of this run outlives it.
     await cli(['daemon', 'stop'], user.env).catch(() => {});
