@@ -9,7 +9,8 @@
  *
  * - a document read is one record per file of the repository (by its path there, so the same file
  *   read in a worktree is the same document), its text as it was read (line numbers dropped); the
- *   same text read again writes nothing, a changed text replaces the record;
+ *   same text read again writes nothing, a changed text replaces the record; a shell command that
+ *   only prints the file (`cat package.json`, `sed -n '1,80p' README.md`: `printedFile`) reads it too;
  * - an issue or pull request the assistant read with its description (`gh issue view 12`, a tracker's
  *   MCP `get_issue`; tracker-items.ts) is one record per item ("Read: pull request #493"), replaced
  *   when it is read again with another text: what a change decided and why, what an issue asks for;
@@ -36,7 +37,7 @@ import { join } from 'node:path';
 import { summaryRecap, type MemoryEngine, type VersionRow } from '../engine/index.js';
 import { EPISODE_META } from './episode-rows.js';
 import { addEpisodeRecord, blocksOf, projectPath, repoFolder, tidy, type EpisodeScope } from './episodes.js';
-import { COMMAND_TOOL } from './transcript-lines.js';
+import { COMMAND_TOOL, SHELL_TOOL } from './transcript-lines.js';
 import type { Turn } from './transcript.js';
 
 /** Most blocks (of 2,000 characters) kept of one document. */
@@ -113,8 +114,9 @@ const SUMMARY_NAME = 'the conversation before compaction';
 export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   const out: DocumentDraft[] = [];
   for (const t of turns) {
-    if (t.role === 'tool' && t.tool === 'Read' && t.ok !== false && t.path && isKeptWhenRead(t.path)) {
-      const text = withoutLineNumbers(t.text).trim();
+    if (t.role === 'tool' && (t.tool === 'Read' || SHELL_TOOL.test(t.tool ?? '')) && t.ok !== false && t.path && isKeptWhenRead(t.path)) {
+      // A shell command's output is headed by the command ("$ cat package.json").
+      const text = withoutLineNumbers(t.tool === 'Read' ? t.text : t.text.replace(/^\$ [^\n]*\n?/, '')).trim();
       if (text) out.push({ path: t.path, verb: 'Read', text });
     } else if (t.role === 'tool' && t.item && t.ok !== false) {
       out.push({ path: t.item.name, verb: 'Read', text: t.item.text });

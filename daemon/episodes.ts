@@ -83,11 +83,34 @@ export function opensEpisode(t: Turn): boolean {
 export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
   const out: EpisodeDraft[] = [];
   let cur: EpisodeDraft | null = null;
+  // Commands the user ran in shell mode (`! npm test`) since the last request: what the next
+  // request is about ("analyze the output of the test"), so they are that request's.
+  let ranByUser: Turn[] = [];
+  const ran = (d: EpisodeDraft, t: Turn): void => {
+    const command = t.role === 'tool' && SHELL_TOOL.test(t.tool ?? '') ? (t.command ?? /^\$ (.+)/.exec(t.text)?.[1])?.trim() : undefined;
+    if (!command) return;
+    const ok = t.ok !== false;
+    const { steps, commits } = shellSteps(command);
+    for (const step of steps) {
+      const commands = (d.commands ??= []);
+      const known = commands.find((c) => c.command === step);
+      if (known) known.ok = ok;
+      else commands.push({ command: step, ok });
+    }
+    // A commit that failed (a hook refused it) left nothing: its message says nothing happened.
+    if (ok) for (const m of commits) if (!d.commits?.includes(m)) (d.commits ??= []).push(m);
+  };
   for (const t of turns) {
     if (t.role === 'user' && t.kind !== 'answer') {
       if (!opensEpisode(t)) continue;
       cur = { request: t.text, ...(t.kind === 'task' ? { task: true } : {}), qa: [], outcome: '', reports: [], files: [] };
+      for (const r of ranByUser) ran(cur, r);
+      ranByUser = [];
       out.push(cur);
+      continue;
+    }
+    if (t.kind === 'shell') {
+      ranByUser.push(t);
       continue;
     }
     if (t.kind === 'report') {
@@ -97,18 +120,8 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       continue;
     }
     if (!cur) continue;
-    const command = t.role === 'tool' && SHELL_TOOL.test(t.tool ?? '') ? (t.command ?? /^\$ (.+)/.exec(t.text)?.[1])?.trim() : undefined;
-    if (command) {
-      const ok = t.ok !== false;
-      const { steps, commits } = shellSteps(command);
-      for (const step of steps) {
-        const commands = (cur.commands ??= []);
-        const known = commands.find((c) => c.command === step);
-        if (known) known.ok = ok;
-        else commands.push({ command: step, ok });
-      }
-      // A commit that failed (a hook refused it) left nothing: its message says nothing happened.
-      if (ok) for (const m of commits) if (!cur.commits?.includes(m)) (cur.commits ??= []).push(m);
+    if (t.role === 'tool' && SHELL_TOOL.test(t.tool ?? '')) {
+      ran(cur, t);
       continue;
     }
     if (t.kind === 'answer') cur.qa.push(t.text);
@@ -120,6 +133,8 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
       for (const f of t.files ?? []) if (!cur.files.includes(f)) cur.files.push(f);
     }
   }
+  // Run after the last request, with none after them: that request's.
+  if (cur) for (const r of ranByUser) ran(cur, r);
   return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0 || d.reports.length > 0);
 }
 

@@ -177,6 +177,17 @@ export function attachedFiles(e: RawEntry): AttachedFile[] {
 /** The tools that run a shell command (`input.command`). */
 export const SHELL_TOOL = /^(?:bash|shell)$/i;
 
+/**
+ * A shell command that only prints (part of) one file: `cat F`, `head -n 40 F`, `tail -20 F`,
+ * `sed -n '243,275p' F`, `bat F`, with no pipe, redirection into a file or second command.
+ */
+const PRINTS_FILE = /^\s*(?:cat|bat|head|tail|sed -n)\s+(?:(?:-[nc]\s*\d+|-\d+|-n|--plain|'[^'\n]*')\s+)*([^\s|;&<>'"`$*?(){}]+)\s*(?:2>&1|2>\/dev\/null)?\s*$/;
+
+/** The file a shell command only prints, or null. */
+export function printedFile(command: string): string | null {
+  return PRINTS_FILE.exec(command)?.[1] ?? null;
+}
+
 /** How Claude Code (before the isCompactSummary flag) opened the summary of a compacted conversation. */
 export const CONTINUED = /^This session is being continued from a previous conversation/;
 /** Local command echoes and caveats Claude Code writes as user lines. */
@@ -188,6 +199,17 @@ export const INTERRUPTED = /^\[Request interrupted by user[^\]]*\]$/;
  * user's words. (The command itself, `<bash-input>`, is what the user typed.)
  */
 export const SHELL_OUTPUT = /^\s*<bash-(?:stdout|stderr)>/;
+/**
+ * A command the user ran in shell mode (`! npm test`), written as a user line
+ * (`<bash-input>npm test</bash-input>`): a command run, not a prompt (the agent does not answer it).
+ */
+const SHELL_INPUT = /^\s*<bash-input>([\s\S]*?)<\/bash-input>\s*$/;
+
+/** The command of a shell-mode input line ('' when it is empty), or null when the text is not one. */
+export function shellInput(text: string): string | null {
+  const m = SHELL_INPUT.exec(text);
+  return m ? m[1]!.trim() : null;
+}
 
 /** A terminal's colour and cursor codes (ESC [ … letter). */
 const TERMINAL_CODE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g');

@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, typedTexts, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, printedFile, shellInput, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, typedTexts, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -39,10 +39,11 @@ export interface Turn {
    * AskUserQuestion (text holds the question and the answer), the compaction `summary`
    * Claude Code wrote when the context ran out, the parent agent's `task` for a subagent (a user
    * turn of a subagent's transcript: not the user's words), a subagent's `report` back to the
-   * parent (a tool turn: the Task / Agent tool's result, or a background agent's notification).
+   * parent (a tool turn: the Task / Agent tool's result, or a background agent's notification), a
+   * command the user ran in `shell` mode (`! npm test`; a Bash tool turn: the command and what it printed).
    * Absent for ordinary replies and tool output.
    */
-  kind?: 'prompt' | 'answer' | 'summary' | 'task' | 'report';
+  kind?: 'prompt' | 'answer' | 'summary' | 'task' | 'report' | 'shell';
   /** What a `report` was asked for (the Task tool's description, the notification's summary). */
   title?: string;
   /** The task a `report` answers, as the parent agent wrote it (the Task / Agent tool's prompt). */
@@ -209,6 +210,8 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
   const ts = (e: RawEntry): { timestamp?: string } => (e.timestamp ? { timestamp: e.timestamp } : {});
   // In a subagent's transcript, what a "user" typed is the parent agent's task.
   const promptKind = opts.agent ? 'task' : 'prompt';
+  // A command the user ran in shell mode, until the line with its output follows.
+  let userRan: Turn | null = null;
   const typed = (e: RawEntry, said: string): Turn | null => {
     const text = withoutHarness(said);
     if (!text) return null;
@@ -217,7 +220,19 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
     if (AGENT_NOTICE.test(text)) return null;
     if (SHELL_OUTPUT.test(text)) {
       const out = shellOutputText(text);
+      // What the command the user just ran printed: that command's output.
+      const ran = userRan !== null && turns.at(-1) === userRan ? userRan : null;
+      userRan = null;
+      if (ran) {
+        if (out) ran.text = toolText(ran.command, out);
+        return null;
+      }
       return out ? { uuid: e.uuid ?? null, role: 'tool', text: out, tool: 'Bash', ...ts(e) } : null;
+    }
+    const run = shellInput(text);
+    if (run !== null) {
+      userRan = run ? { uuid: e.uuid ?? null, role: 'tool', text: toolText(run, '').trim() || run, tool: 'Bash', command: run, kind: 'shell', ...ts(e) } : null;
+      return userRan;
     }
     const summary = e.isCompactSummary === true || CONTINUED.test(text);
     return { uuid: e.uuid ?? null, role: summary ? 'assistant' : 'user', text, ...ts(e), kind: summary ? 'summary' : promptKind };
@@ -314,7 +329,8 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
           turns.push({ uuid: e.uuid ?? null, role: 'tool', text: output, tool: 'Task', ok: true, kind: 'report', ...ts(e) });
           continue;
         }
-        const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : undefined;
+        // A file read by the Read tool, or printed whole or in part by a shell command (`cat F`, `sed -n '1,80p' F`).
+        const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : shell !== undefined && !b.is_error ? printedFile(shell) : undefined;
         const item = call && !b.is_error ? (trackerItem(call.name, call.input, text) ?? editedFile(call, e.toolUseResult)) : null;
         turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(shell, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(shell !== undefined ? { command: shell } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
       } else if (b?.type === 'text' && pieces && texts.includes(b.text!)) {

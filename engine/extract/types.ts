@@ -17,9 +17,10 @@ export interface ExtractTurn {
    * A typed `prompt`, an `answer` to a question the assistant asked (question → answer), or the
    * `summary` Claude Code wrote when it compacted the conversation, the parent agent's `task` for
    * a subagent (a user turn whose words are not the user's), a subagent's `report` back (a tool
-   * turn). Absent: an ordinary message.
+   * turn), a command the user ran in `shell` mode (a tool turn: the command and what it printed).
+   * Absent: an ordinary message.
    */
-  kind?: 'prompt' | 'answer' | 'summary' | 'task' | 'report';
+  kind?: 'prompt' | 'answer' | 'summary' | 'task' | 'report' | 'shell';
   /** The task a `report` answers (the parent agent's words), when known. */
   task?: string;
 }

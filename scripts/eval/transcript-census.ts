@@ -15,7 +15,7 @@
  * counts.
  */
 import { firstCopies, handedToTurn } from '../../daemon/transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, contextFile, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellOutputText, typedTexts, userTextPieces, withoutHarness } from '../../daemon/transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, contextFile, CONTINUED, INTERRUPTED, notificationReport, parseEntries, SHELL_OUTPUT, SHELL_TOOL, shellInput, shellOutputText, typedTexts, userTextPieces, withoutHarness } from '../../daemon/transcript-lines.js';
 
 /** Lines nobody typed and that say nothing: command echoes, interruptions, a background command's notification. */
 const noise = (text: string): boolean => COMMAND_NOISE.test(text) || INTERRUPTED.test(text.trim()) || (AGENT_NOTICE.test(text) && !notificationReport(text)) || !withoutHarness(text);
@@ -99,7 +99,12 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
       if (typeof content === 'string') {
         // A shell-mode command's output is tool output (when it printed anything).
         if (SHELL_OUTPUT.test(content)) {
-          if (shellOutputText(content)) c.tool++;
+          // Its output, after a command the user ran in shell mode, is part of that command's turn.
+          const before = entries[i - 1]?.message?.content;
+          if (shellOutputText(content) && !(typeof before === 'string' && shellInput(before))) c.tool++;
+        } else if (shellInput(content) !== null) {
+          // A command the user ran in shell mode is a command run, not a prompt.
+          if (shellInput(content)) c.tool++;
         } else if (command) {
           c.user++;
           if (command.instructions) c.tool++;
@@ -108,8 +113,8 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
         const blocks = content as { type?: string; text?: string; content?: unknown; tool_use_id?: string }[];
         // Text blocks typed as one prompt count once; a file an IDE put in whole is a file read.
         for (const piece of command ? [] : userTextPieces(typedTexts(blocks))) {
-          if (contextFile(piece)) c.tool++;
-          else if (!noise(piece)) c.user++;
+          if (contextFile(piece) || shellInput(piece)) c.tool++;
+          else if (!noise(piece) && shellInput(piece) === null) c.user++;
         }
         for (const b of blocks) {
           if (b?.type === 'text' && command) {

@@ -75,6 +75,34 @@ describe('project documents', () => {
     assert.equal(turns.find((t) => t.role === 'tool')?.text, warning);
   });
 
+  it('reads a file a shell command only printed (cat, head, sed -n) as that file read; not a piped, failed or code file', () => {
+    const call = (id: string, command: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command } });
+    const result = (uuid: string, parent: string, id: string, content: string, is_error = false): RawEntry => ({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error }] } });
+    const scripts = '    "scripts": {\n        "test": "phpunit",\n        "analyse": "phpstan analyse --memory-limit=1G"\n    }';
+    const turns = toTurns([
+      { type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'which checks does composer run' } },
+      {
+        type: 'assistant',
+        uuid: 'a1',
+        parentUuid: 'u1',
+        // Real shapes (blind-28, technocore): a sed range over composer.json, a line range of the README.
+        message: { id: 'm1', role: 'assistant', content: [call('t1', `sed -n '/"scripts"/,/^    }/p' composer.json`), call('t2', "sed -n '243,275p' README.md"), call('t3', 'cat package.json | jq .scripts'), call('t4', 'head -5 Makefile'), call('t5', 'cat src/main.ts')] },
+      },
+      result('r1', 'a1', 't1', scripts),
+      result('r2', 'r1', 't2', '## Releasing\nTag vX.Y.Z and push the tag.'),
+      result('r3', 'r2', 't3', '{ "test": "vitest" }'),
+      result('r4', 'r3', 't4', 'head: Makefile: No such file or directory', true),
+      result('r5', 'r4', 't5', 'export const x = 1;'),
+    ]);
+    assert.deepEqual(
+      documentDrafts(turns).map((d) => [d.verb, d.path, d.text]),
+      [
+        ['Read', 'composer.json', scripts.trim()],
+        ['Read', 'README.md', '## Releasing\nTag vX.Y.Z and push the tag.'],
+      ],
+    );
+  });
+
   it('keeps the project’s Markdown, its Claude Code settings and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
     const kept = ['/r/AGENTS.md', 'C:\\r\\CLAUDE.md', '/r/docs/CONTRIBUTING.md', '/r/e2e/README.md', '/r/.github/copilot-instructions.md', '/r/docs/design.md', '/r/notes/vamp.md', '/r/.cursorrules'];
     kept.push('/r/.github/workflows/ci.yml', 'C:\\r\\.github\\workflows\\deploy.yaml', '/r/package.json', '/r/packages/cli/package.json', '/r/Makefile', '/r/Cargo.toml', '/r/pyproject.toml', 'C:\\r\\build.gradle', '/r/app/build.gradle.kts', '/r/settings.gradle', '/r/gradle.properties', '/r/pom.xml', '/r/.goreleaser.yaml', '/r/docker-compose.dev.yml', '/r/.pre-commit-config.yaml', '/r/.markdownlint.json', '/r/.claude/settings.json', 'C:\\r\\.claude\\settings.json', '/r/.mcp.json');

@@ -219,6 +219,24 @@ describe('episodes', () => {
     assert.match(episodeRecords(d!)[0]![0]!, /^Asked: make the tests pass\nRan: rtk bun run test \(failed\); bun run test\nOutcome: /);
   });
 
+  it('gives a command the user ran in shell mode to the request typed after it, or to the last one when none follows', () => {
+    // Real shape (napolimatcha): `! ./run_test.sh tests/pr_creation.test.ts`, then "Analyze the output of the test …".
+    const shell = (command: string, out: string): Turn => turn('tool', `$ ${command}\n${out}`, { tool: 'Bash', command, kind: 'shell' });
+    const drafts = episodeDrafts([
+      turn('user', 'add the pr creation test', { kind: 'prompt' }),
+      turn('assistant', 'Added tests/pr_creation.test.ts.'),
+      shell('./run_test.sh tests/pr_creation.test.ts', '1 passed'),
+      turn('user', 'Analyze the output of the test and propose a fix.', { kind: 'prompt' }),
+      turn('assistant', 'The test passed but WORK_RESULT said failed: the status check reads the wrong field.'),
+      shell('npm run build', 'done'),
+    ]);
+    assert.deepEqual(
+      drafts.map((d) => d.commands?.map((c) => c.command)),
+      [undefined, ['./run_test.sh tests/pr_creation.test.ts', 'npm run build']],
+    );
+    assert.match(episodeRecords(drafts[1]!)[0]![0]!, /^Asked: Analyze the output of the test and propose a fix\.\nRan: \.\/run_test\.sh tests\/pr_creation\.test\.ts; npm run build\n/);
+  });
+
   it('shows files from inside the repository’s folder when their path passes through it', async () => {
     assert.equal(projectPath('/Users/u/Code/cipher-box/apps/api/src/migrations/1740-AddShares.ts', 'cipher-box', 2), 'apps/api/src/migrations/1740-AddShares.ts');
     assert.equal(projectPath('D:\\oh-my-posh\\e2e\\README.md', 'oh-my-posh', 3), 'e2e/README.md');

@@ -368,7 +368,7 @@ describe('readTranscript', () => {
     for (const typed of ["i didn't do server i did tui", 'you can install sqlite3 if you like']) assert.equal(real.filter((t) => t === typed).length, 1, typed);
   });
 
-  it('reads what a shell-mode command printed as the Bash tool’s output, never as the user’s words', () => {
+  it('reads a shell-mode command and what it printed as one Bash tool turn, never as the user’s words', () => {
     const esc = String.fromCharCode(27);
     const text =
       user('u1', null, '<bash-input>npm run test:pr</bash-input>') +
@@ -378,16 +378,20 @@ describe('readTranscript', () => {
       user('u5', 'u4', 'why did the pr test fail');
     const f = written(text);
     assert.deepEqual(
-      readTranscript(f, 0).turns.map((t) => [t.role, t.tool ?? null, t.text]),
+      readTranscript(f, 0).turns.map((t) => [t.role, t.tool ?? null, t.command ?? null, t.text]),
       [
-        ['user', null, '<bash-input>npm run test:pr</bash-input>'],
-        ['tool', 'Bash', 'RUN  v4.0.18\n- All commits and pushes must go to this branch, never to main.'],
-        ['user', null, '<bash-input>git status</bash-input>'],
-        ['user', null, 'why did the pr test fail'],
+        ['tool', 'Bash', 'npm run test:pr', '$ npm run test:pr\nRUN  v4.0.18\n- All commits and pushes must go to this branch, never to main.'],
+        ['tool', 'Bash', 'git status', '$ git status'],
+        ['user', null, null, 'why did the pr test fail'],
       ],
     );
+    assert.deepEqual(readTranscript(f, 0).turns.map((t) => t.kind ?? null), ['shell', 'shell', 'prompt']);
     const c = census(text);
-    assert.deepEqual([c.user, c.tool], [3, 1]);
+    assert.deepEqual([c.user, c.tool], [1, 2]);
+    // Output with no command before it (an older client's line) is still the command's output.
+    const alone = user('v1', null, '<bash-stdout>ok</bash-stdout><bash-stderr></bash-stderr>') + user('v2', 'v1', 'and now?');
+    assert.deepEqual(readTranscript(written(alone), 0).turns.map((t) => [t.role, t.text]), [['tool', 'ok'], ['user', 'and now?']]);
+    assert.deepEqual([census(alone).user, census(alone).tool], [1, 1]);
   });
 
   it('reads a slash command that asks something (its expansion follows) as the prompt "/name args" and its expansion as what the Command tool read, never the user’s words (only the project’s own: not Claude Code’s /review, a skill of the user’s, a plugin’s command); a local command is no prompt', () => {
