@@ -153,7 +153,8 @@ function remember(known: Set<string>, items: readonly string[]): void {
 /** Read the transcript ahead of the flushed cursor into the session's buffer. */
 export function readAhead(s: LiveSession): void {
   if (!s.transcript) return;
-  const r = readTranscript(s.transcript, s.readOffset);
+  const r = readTranscript(s.transcript, s.readOffset, s.queued ? { queued: s.queued } : {});
+  s.queued = r.queued;
   if (r.rewound) {
     // The file was replaced or truncated: start over; consolidation dedupes what was seen.
     s.buffered = [];

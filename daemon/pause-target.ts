@@ -55,6 +55,7 @@ export async function setPaused(deps: { sessions: SessionTable; pause: PauseStat
       s.offset = s.readOffset = size;
       s.buffered = [];
       s.openFrom = undefined;
+      s.queued = undefined;
     }
     pause.resume(target);
     sessions.save();

@@ -165,7 +165,20 @@ export function firstCopies(entries: RawEntry[]): RawEntry[] {
  * an `enqueue` not yet resolved waits (a flush comes after the turn, when it is).
  */
 export function handedToTurn(entries: readonly RawEntry[]): Map<RawEntry, string> {
-  const out = new Map<RawEntry, string>();
+  return queueOutcome(entries).handed;
+}
+
+/**
+ * A prompt typed while the agent was working whose `enqueue` is the last queue line of `entries`
+ * (nothing took it yet): the next lines will say whether the running turn took it. Null when
+ * there is none.
+ */
+export function unresolvedQueued(entries: readonly RawEntry[]): string | null {
+  return queueOutcome(entries).pending;
+}
+
+function queueOutcome(entries: readonly RawEntry[]): { handed: Map<RawEntry, string>; pending: string | null } {
+  const handed = new Map<RawEntry, string>();
   let pending: { e: RawEntry; text: string } | null = null;
   for (const e of entries) {
     if (e.type !== 'queue-operation') continue;
@@ -173,11 +186,20 @@ export function handedToTurn(entries: readonly RawEntry[]): Map<RawEntry, string
       const text = typeof e.content === 'string' ? e.content.trim() : '';
       pending = text && !AGENT_NOTICE.test(text) && !text.startsWith('{') && !text.startsWith('/') ? { e, text } : null;
     } else {
-      if (pending && e.operation === 'remove') out.set(pending.e, pending.text);
+      if (pending && e.operation === 'remove') handed.set(pending.e, pending.text);
       pending = null;
     }
   }
-  return out;
+  return { handed, pending: pending?.text ?? null };
+}
+
+/**
+ * The queue line of a prompt an earlier read left unresolved (`unresolvedQueued`), to put before
+ * the lines read next: a read that ends between a prompt's `enqueue` and its `remove` (an idle
+ * flush during a long tool call, when a prompt is most often typed ahead) would lose it otherwise.
+ */
+export function carriedQueued(text: string): RawEntry {
+  return { type: 'queue-operation', operation: 'enqueue', content: text };
 }
 
 /**

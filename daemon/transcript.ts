@@ -24,7 +24,7 @@
 import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
-import { activeBranch, inlineSidechains, withQueuedPrompts } from './transcript-branch.js';
+import { activeBranch, carriedQueued, inlineSidechains, unresolvedQueued, withQueuedPrompts } from './transcript-branch.js';
 import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, printedFile, shellInput, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, typedTexts, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
@@ -94,6 +94,11 @@ export interface ReadResult {
    */
   results: string[];
   /**
+   * A prompt the user typed while the agent worked whose queue line this read ends on, not yet
+   * taken by the running turn or not (`unresolvedQueued`): pass it to the next read (`queued`).
+   */
+  queued?: string;
+  /**
    * What the user and the assistant said on the lines the turns leave out (a branch the user rewound
    * away from; a streamed message's pieces joined, and each piece): a hook event that journaled the
    * same words adds nothing.
@@ -145,7 +150,11 @@ function saidElsewhere(entries: readonly RawEntry[], kept: readonly RawEntry[], 
 }
 
 /** Read complete lines after `offset`. */
-export function readTranscript(file: string, offset: number, opts: ReadOptions = {}): ReadResult {
+/**
+ * Read the complete lines from `offset` on. `queued`: a prompt typed ahead that the last read left
+ * unresolved (its `ReadResult.queued`), read as if its queue line came first.
+ */
+export function readTranscript(file: string, offset: number, opts: ReadOptions & { queued?: string } = {}): ReadResult {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -160,21 +169,27 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions =
       rewound = true;
     }
     const len = Math.min(size - offset, MAX_READ);
-    if (len <= 0) return { turns: [], agents: [], offset, rewound, results: [], elsewhere: [] };
+    // Nothing new: a prompt typed ahead is still unresolved.
+    const still = opts.queued && !rewound ? { queued: opts.queued } : {};
+    if (len <= 0) return { turns: [], agents: [], offset, rewound, results: [], elsewhere: [], ...still };
     const buf = Buffer.alloc(len);
     fs.readSync(fd, buf, 0, len, offset);
     const lastNl = buf.lastIndexOf(0x0a);
-    if (lastNl < 0) return { turns: [], agents: [], offset, rewound, results: [], elsewhere: [] };
+    if (lastNl < 0) return { turns: [], agents: [], offset, rewound, results: [], elsewhere: [], ...still };
     const entries = parseEntries(buf.subarray(0, lastNl).toString('utf8'));
     const kept = activeBranch(entries, opts);
     const agents = opts.agent ? [] : inlineSidechains(entries).flatMap((side) => toTurns(activeBranch(side, { agent: true }), { agent: true }));
+    // A read from the start holds every queue line itself.
+    const queue = opts.queued && offset > 0 && !rewound ? [carriedQueued(opts.queued), ...entries] : entries;
+    const queued = opts.agent ? null : unresolvedQueued(queue);
     return {
-      turns: toTurns(opts.agent ? kept : withQueuedPrompts(entries, kept), opts),
+      turns: toTurns(opts.agent ? kept : withQueuedPrompts(queue, kept), opts),
       agents,
       offset: offset + lastNl + 1,
       rewound,
       results: toolResultIds(entries),
       elsewhere: saidElsewhere(entries, kept, opts),
+      ...(queued ? { queued } : {}),
     };
   } finally {
     fs.closeSync(fd);

@@ -143,6 +143,25 @@ describe('flush turns', () => {
     await engine.close();
   });
 
+  it('keeps a prompt typed ahead when an idle flush comes between its queue line and the running turn taking it', async () => {
+    const dir = tempDir('flush-');
+    const file = path.join(dir, 's1.jsonl');
+    const { engine } = await episodeStore();
+    const { deps, seen } = seeingDeps(engine);
+    const s = liveSession(dir, file);
+    const typedAhead = 'and list the tables that have no primary key';
+    fs.writeFileSync(file, migrationStart(null) + line({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-04-03T23:12:06.170Z', content: typedAhead }));
+    s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 1)];
+    await flushSession(s, deps);
+    fs.appendFileSync(file, line({ type: 'queue-operation', operation: 'remove', timestamp: '2026-04-03T23:12:11.902Z' }) + MIGRATION_END);
+    s.pending = [entry('Stop', {}, 2)];
+    await flushSession(s, deps);
+    const prompts = seen.flat().filter((t) => t.role === 'user').map((t) => t.text);
+    assert.equal(prompts.filter((p) => p === typedAhead).length, 1, JSON.stringify(prompts));
+    assert.equal(s.queued, undefined);
+    await engine.close();
+  });
+
   it('records a turn a daemon restart cut in two as one episode, and the turns before it once', async () => {
     const dir = tempDir('flush-restart-');
     const file = path.join(dir, 's1.jsonl');

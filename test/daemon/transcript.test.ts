@@ -368,6 +368,30 @@ describe('readTranscript', () => {
     for (const typed of ["i didn't do server i did tui", 'you can install sqlite3 if you like']) assert.equal(real.filter((t) => t === typed).length, 1, typed);
   });
 
+  it('reads a prompt typed ahead once when a read ends between its queue line and the turn taking it (an idle flush during a long tool call)', () => {
+    // Real transcript (blind-36, Claude Desktop 2.1.87): "Run it on port 3002" is enqueued on line 97 and removed on line 101.
+    const lines = fs.readFileSync(path.join(fixtureDir, 'personalhealthgraph-2c0e361a.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+    const at = lines.findIndex((l) => l.includes('"content":"Run it on port 3002"'));
+    assert.ok(at > 0 && lines.slice(at + 1, at + 6).some((l) => l.includes('"operation":"remove"')), 'the fixture still has its enqueue and remove');
+    const f = written(`${lines.slice(0, at + 1).join('\n')}\n`);
+    const first = readTranscript(f, 0);
+    assert.equal(first.queued, 'Run it on port 3002', 'the read ends on an unresolved enqueue');
+    assert.ok(!first.turns.some((t) => t.text === 'Run it on port 3002'));
+    fs.appendFileSync(f, `${lines.slice(at + 1).join('\n')}\n`);
+    const next = readTranscript(f, first.offset, { queued: first.queued! });
+    assert.equal(next.turns.filter((t) => t.kind === 'prompt' && t.text === 'Run it on port 3002').length, 1);
+    assert.equal(next.queued, undefined);
+    // Without what the first read left, the prompt is gone: the carried queue line is what keeps it.
+    assert.ok(!readTranscript(f, first.offset).turns.some((t) => t.text === 'Run it on port 3002'));
+    // Read whole, the same prompt once, at the same place.
+    const whole = readTranscript(f, 0).turns.map((t) => t.text);
+    const split = [...first.turns, ...next.turns].map((t) => t.text);
+    assert.deepEqual(split, whole);
+    // Nothing new yet: still unresolved.
+    const size = fs.statSync(f).size;
+    assert.equal(readTranscript(f, size, { queued: 'later' }).queued, 'later');
+  });
+
   it('reads a shell-mode command and what it printed as one Bash tool turn, never as the user’s words', () => {
     const esc = String.fromCharCode(27);
     const text =
