@@ -97,14 +97,15 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
     } else if (e.type === 'user') {
       const command = e.uuid ? asking.get(e.uuid) : undefined;
       if (typeof content === 'string') {
+        const run = shellInput(content);
         // A shell-mode command's output is tool output (when it printed anything).
         if (SHELL_OUTPUT.test(content)) {
           // Its output, after a command the user ran in shell mode, is part of that command's turn.
           const before = entries[i - 1]?.message?.content;
           if (shellOutputText(content) && !(typeof before === 'string' && shellInput(before))) c.tool++;
-        } else if (shellInput(content) !== null) {
+        } else if (run !== null) {
           // A command the user ran in shell mode is a command run, not a prompt.
-          if (shellInput(content)) c.tool++;
+          if (run) c.tool++;
         } else if (command) {
           c.user++;
           if (command.instructions) c.tool++;
@@ -113,8 +114,9 @@ export function census(text: string, opts: { agent?: boolean } = {}): Census {
         const blocks = content as { type?: string; text?: string; content?: unknown; tool_use_id?: string }[];
         // Text blocks typed as one prompt count once; a file an IDE put in whole is a file read.
         for (const piece of command ? [] : userTextPieces(typedTexts(blocks))) {
-          if (contextFile(piece) || shellInput(piece)) c.tool++;
-          else if (!noise(piece) && shellInput(piece) === null) c.user++;
+          const run = shellInput(piece);
+          if (contextFile(piece) || run) c.tool++;
+          else if (run === null && !noise(piece)) c.user++;
         }
         for (const b of blocks) {
           if (b?.type === 'text' && command) {
