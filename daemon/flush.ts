@@ -153,8 +153,8 @@ function remember(known: Set<string>, items: readonly string[]): void {
 /** Read the transcript ahead of the flushed cursor into the session's buffer. */
 export function readAhead(s: LiveSession): void {
   if (!s.transcript) return;
-  const r = readTranscript(s.transcript, s.readOffset, s.queued ? { queued: s.queued } : {});
-  s.queued = r.queued;
+  const r = readTranscript(s.transcript, s.readOffset, s.queuedAt !== undefined ? { queuedAt: s.queuedAt } : {});
+  s.queuedAt = r.queuedAt;
   if (r.rewound) {
     // The file was replaced or truncated: start over; consolidation dedupes what was seen.
     s.buffered = [];

@@ -55,7 +55,7 @@ export async function setPaused(deps: { sessions: SessionTable; pause: PauseStat
       s.offset = s.readOffset = size;
       s.buffered = [];
       s.openFrom = undefined;
-      s.queued = undefined;
+      s.queuedAt = undefined;
     }
     pause.resume(target);
     sessions.save();

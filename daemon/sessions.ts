@@ -20,6 +20,12 @@ export interface SessionRecord {
    * one episode (what was stored already is found again and not written twice).
    */
   openFrom?: number;
+  /**
+   * Where the queue line of a prompt typed while the agent worked starts, while the reads so far end
+   * before the running turn took it or not (`ReadResult.queuedAt`): the next read, in this daemon or
+   * one started again, reads it there.
+   */
+  queuedAt?: number;
   /** Highest journal seq flushed for this session. */
   flushedJ: number;
   lastActivity: number;
@@ -51,11 +57,6 @@ export interface LiveSession extends SessionRecord {
    * as `mergeTurns` compares words, hashed; the latest few thousand, in memory only).
    */
   saidElsewhere?: Set<string>;
-  /**
-   * A prompt typed while the agent worked, whose queue line the last read ended on before the
-   * running turn took it or not (`ReadResult.queued`; in memory only): the next read resolves it.
-   */
-  queued?: string;
 }
 
 /** Forget the turn in progress and where to read it again from (a purge, a new transcript, a salvage). */
@@ -103,8 +104,8 @@ export class SessionTable {
   save(): void {
     const out: Record<string, SessionRecord> = {};
     for (const s of this.live.values()) {
-      // Only cursors and counts: turns (buffered, a turn in progress, a prompt typed ahead), tool-result ids and words said elsewhere stay in memory, never on disk.
-      const { pending: _p, buffered: _b, readOffset: _r, openTurn: _o, toolResults: _t, saidElsewhere: _e, queued: _q, ...rec } = s;
+      // Only cursors and counts: turns (buffered, a turn in progress), tool-result ids and words said elsewhere stay in memory, never on disk.
+      const { pending: _p, buffered: _b, readOffset: _r, openTurn: _o, toolResults: _t, saidElsewhere: _e, ...rec } = s;
       out[s.id] = rec;
     }
     writeState(this.file, out);

@@ -194,15 +194,6 @@ function queueOutcome(entries: readonly RawEntry[]): { handed: Map<RawEntry, str
 }
 
 /**
- * The queue line of a prompt an earlier read left unresolved (`unresolvedQueued`), to put before
- * the lines read next: a read that ends between a prompt's `enqueue` and its `remove` (an idle
- * flush during a long tool call, when a prompt is most often typed ahead) would lose it otherwise.
- */
-export function carriedQueued(text: string): RawEntry {
-  return { type: 'queue-operation', operation: 'enqueue', content: text };
-}
-
-/**
  * `kept` (in file order) with the prompts Claude Code handed to a running turn (handedToTurn) as
  * user lines where they were typed, unless a typed user line of this read already holds the text.
  * A prompt typed while an assistant message was being written (its lines share one message id) goes

@@ -24,7 +24,7 @@
 import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
-import { activeBranch, carriedQueued, inlineSidechains, unresolvedQueued, withQueuedPrompts } from './transcript-branch.js';
+import { activeBranch, inlineSidechains, unresolvedQueued, withQueuedPrompts } from './transcript-branch.js';
 import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, printedFile, shellInput, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, typedTexts, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
@@ -94,10 +94,11 @@ export interface ReadResult {
    */
   results: string[];
   /**
-   * A prompt the user typed while the agent worked whose queue line this read ends on, not yet
-   * taken by the running turn or not (`unresolvedQueued`): pass it to the next read (`queued`).
+   * Where the queue line of a prompt the user typed while the agent worked starts (a byte offset),
+   * when this read ends on it before the running turn took it or not (`unresolvedQueued`): pass it
+   * to the next read (`queuedAt`). A position, so it survives a daemon restart as a cursor.
    */
-  queued?: string;
+  queuedAt?: number;
   /**
    * What the user and the assistant said on the lines the turns leave out (a branch the user rewound
    * away from; a streamed message's pieces joined, and each piece): a hook event that journaled the
@@ -149,12 +150,12 @@ function saidElsewhere(entries: readonly RawEntry[], kept: readonly RawEntry[], 
   return out;
 }
 
-/** Read complete lines after `offset`. */
 /**
- * Read the complete lines from `offset` on. `queued`: a prompt typed ahead that the last read left
- * unresolved (its `ReadResult.queued`), read as if its queue line came first.
+ * Read the complete lines from `offset` on. `queuedAt`: where the queue line of a prompt typed ahead
+ * starts that the last read left unresolved (its `ReadResult.queuedAt`); it is read again and taken
+ * as if it came first.
  */
-export function readTranscript(file: string, offset: number, opts: ReadOptions & { queued?: string } = {}): ReadResult {
+export function readTranscript(file: string, offset: number, opts: ReadOptions & { queuedAt?: number } = {}): ReadResult {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -168,9 +169,10 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions &
       offset = 0;
       rewound = true;
     }
+    const carried = opts.queuedAt !== undefined && opts.queuedAt < offset && !rewound && !opts.agent ? queueLineAt(fd, opts.queuedAt) : null;
     const len = Math.min(size - offset, MAX_READ);
     // Nothing new: a prompt typed ahead is still unresolved.
-    const still = opts.queued && !rewound ? { queued: opts.queued } : {};
+    const still = carried ? { queuedAt: opts.queuedAt } : {};
     if (len <= 0) return { turns: [], agents: [], offset, rewound, results: [], elsewhere: [], ...still };
     const buf = Buffer.alloc(len);
     fs.readSync(fd, buf, 0, len, offset);
@@ -179,9 +181,11 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions &
     const entries = parseEntries(buf.subarray(0, lastNl).toString('utf8'));
     const kept = activeBranch(entries, opts);
     const agents = opts.agent ? [] : inlineSidechains(entries).flatMap((side) => toTurns(activeBranch(side, { agent: true }), { agent: true }));
-    // A read from the start holds every queue line itself.
-    const queue = opts.queued && offset > 0 && !rewound ? [carriedQueued(opts.queued), ...entries] : entries;
-    const queued = opts.agent ? null : unresolvedQueued(queue);
+    const queue = carried ? [carried, ...entries] : entries;
+    // Still unresolved: the queue line this read ends on, or the one carried when this read holds none.
+    const pending = opts.agent ? null : unresolvedQueued(queue);
+    const own = pending === null ? -1 : lastQueueLine(buf.subarray(0, lastNl));
+    const queuedAt = pending === null ? undefined : own >= 0 ? offset + own : opts.queuedAt;
     return {
       turns: toTurns(opts.agent ? kept : withQueuedPrompts(queue, kept), opts),
       agents,
@@ -189,12 +193,38 @@ export function readTranscript(file: string, offset: number, opts: ReadOptions &
       rewound,
       results: toolResultIds(entries),
       elsewhere: saidElsewhere(entries, kept, opts),
-      ...(queued ? { queued } : {}),
+      ...(queuedAt !== undefined ? { queuedAt } : {}),
     };
   } finally {
     fs.closeSync(fd);
   }
 }
+
+/** A queue line's longest plausible length: a typed prompt, not a paste of megabytes. */
+const MAX_QUEUE_LINE = 256 * 1024;
+
+/** The queue line that starts at byte `at` (`ReadResult.queuedAt`), or null when none does there. */
+function queueLineAt(fd: number, at: number): RawEntry | null {
+  const buf = Buffer.alloc(MAX_QUEUE_LINE);
+  const n = fs.readSync(fd, buf, 0, MAX_QUEUE_LINE, at);
+  const end = buf.subarray(0, n).indexOf(0x0a);
+  if (end < 0) return null;
+  const [e] = parseEntries(buf.subarray(0, end).toString('utf8'));
+  return e?.type === 'queue-operation' && e.operation === 'enqueue' ? e : null;
+}
+
+/** Where the last queue line of `lines` (whole lines, without the last newline) starts, or -1. */
+function lastQueueLine(lines: Buffer): number {
+  let at = lines.lastIndexOf(QUEUE_TYPE);
+  while (at >= 0) {
+    const start = lines.lastIndexOf(0x0a, at) + 1;
+    const end = lines.indexOf(0x0a, at);
+    if (parseEntries(lines.subarray(start, end < 0 ? lines.length : end).toString('utf8'))[0]?.type === 'queue-operation') return start;
+    at = start > 0 ? lines.lastIndexOf(QUEUE_TYPE, start - 1) : -1;
+  }
+  return -1;
+}
+const QUEUE_TYPE = Buffer.from('queue-operation');
 
 interface AskInput {
   questions?: { question?: string; options?: { label?: string; description?: string }[] }[];

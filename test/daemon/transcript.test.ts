@@ -375,12 +375,13 @@ describe('readTranscript', () => {
     assert.ok(at > 0 && lines.slice(at + 1, at + 6).some((l) => l.includes('"operation":"remove"')), 'the fixture still has its enqueue and remove');
     const f = written(`${lines.slice(0, at + 1).join('\n')}\n`);
     const first = readTranscript(f, 0);
-    assert.equal(first.queued, 'Run it on port 3002', 'the read ends on an unresolved enqueue');
+    const enqueueAt = Buffer.byteLength(`${lines.slice(0, at).join('\n')}\n`);
+    assert.equal(first.queuedAt, enqueueAt, 'the read ends on an unresolved enqueue: where its line starts');
     assert.ok(!first.turns.some((t) => t.text === 'Run it on port 3002'));
     fs.appendFileSync(f, `${lines.slice(at + 1).join('\n')}\n`);
-    const next = readTranscript(f, first.offset, { queued: first.queued! });
+    const next = readTranscript(f, first.offset, { queuedAt: first.queuedAt! });
     assert.equal(next.turns.filter((t) => t.kind === 'prompt' && t.text === 'Run it on port 3002').length, 1);
-    assert.equal(next.queued, undefined);
+    assert.equal(next.queuedAt, undefined);
     // Without what the first read left, the prompt is gone: the carried queue line is what keeps it.
     assert.ok(!readTranscript(f, first.offset).turns.some((t) => t.text === 'Run it on port 3002'));
     // Read whole, the same prompt once, at the same place.
@@ -389,7 +390,9 @@ describe('readTranscript', () => {
     assert.deepEqual(split, whole);
     // Nothing new yet: still unresolved.
     const size = fs.statSync(f).size;
-    assert.equal(readTranscript(f, size, { queued: 'later' }).queued, 'later');
+    assert.equal(readTranscript(f, size, { queuedAt: enqueueAt }).queuedAt, enqueueAt);
+    // A position that starts no queue line (the file was replaced) carries nothing.
+    assert.equal(readTranscript(f, size, { queuedAt: enqueueAt + 1 }).queuedAt, undefined);
   });
 
   it('reads a shell-mode command and what it printed as one Bash tool turn, never as the user’s words', () => {
