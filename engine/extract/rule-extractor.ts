@@ -186,6 +186,22 @@ const PERSONAL_MIN_CONFIDENCE = 0.7;
 
 /** A following sentence that gives the reason belongs to the memory it explains. */
 const REASON_START = /^(?:because|since|that's because|this is because|the reason is|reason:)/i;
+/**
+ * A prohibition that names only what it forbids ("Do NOT use "export default".", "Never use `any`."):
+ * the rule the next sentence states says where it holds ("PostCSS config must use module.exports."),
+ * and the two are one memory. Alone, it forbids something nowhere in particular.
+ */
+const BARE_PROHIBITION = /^(?:(?:please|and|also|but|so)[\s,]+)?(?:do not|don'?t|never|avoid)\s+(?:use|using|add|adding|call|calling|import|importing|write|writing|rely on|include|including)\s+(?:"[^"]+"|`[^`]+`|'[^']+'|[\w.@/-]+)(?:\s+(?:syntax|statements?|calls?|imports?|exports?|anywhere|here|there))?\s*[.!]?$/i;
+/**
+ * What the step before it does, told with a pronoun for the step ("Run: pnpm install" then "This
+ * regenerates the lockfile compatible with pnpm 9."): the step's effect, for the task at hand.
+ */
+const STEP_EFFECT = /^(?:this|that|it|doing so|doing this|running (?:this|that|it))\s+(?:will\s+|should\s+)?(?:re)?(?:generates?|creates?|installs?|builds?|compiles?|writes?|downloads?|fetches|updates?|removes?|deletes?|resets?|produces?|populates?|seeds?|syncs?|refreshes|clears?|cleans?)\b/i;
+/**
+ * An attempt the sentence itself says failed ("Switched context to `default`, both failed.", "Tried
+ * pinning 9.1, but it didn't work."): what was tried, not what the project does.
+ */
+const ATTEMPT_FAILED = /(?:,|\bbut|\band|;)\s+(?:(?:both|all(?: of them)?|it|that|this|which|they|each|neither)\s+)?(?:also\s+|still\s+)?(?:failed|did(?:n't| not) (?:work|help)|had no effect|made no difference|to no avail)\s*[.!]?$/i;
 
 interface Draft {
   content: string;
@@ -401,12 +417,13 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     if (!durable && (ONE_OFF.test(read) || READ_ONLY_TASK.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;
     // A root cause that names nothing to look up explains one failure, not how the project works.
     if (turn.role === 'assistant' && FINDING.test(read) && namesNothing(text)) continue;
+    if (ATTEMPT_FAILED.test(read) || (STEP_EFFECT.test(read) && !durable)) continue;
     const scored = framed?.as === 'decision' || framed?.as === 'requirement' ? wantedState(read, framed.as === 'decision' ? 'decision' : 'constraint') : scoreSentence(read);
     if (!scored) continue;
     // "FYI, I've git init'd", "heads up, I just merged the PR": the user telling what they did, no note to keep.
     if (turn.role === 'user' && scored.best === 'note' && !durable && OWN_DOING.test(cleanContent(text))) continue;
     const next = list[i + 1];
-    if (next && REASON_START.test(next.text) && !scoreSentence(next.text)) {
+    if (next && ((REASON_START.test(next.text) && !scoreSentence(next.text)) || (BARE_PROHIBITION.test(text) && scoreSentence(next.text) && next.lead === undefined))) {
       text = `${text} ${next.text}`;
       i++;
     }

@@ -142,6 +142,7 @@ export function sentences(text: string): Sentence[] {
   let listLead: string | null = null;
   let parents: { indent: number; text: string }[] = [];
   let itemLead: string | null | undefined;
+  let itemIndent = 0;
   const flush = (): void => {
     if (para.length > 0)
       splitSentences(para.join(' ')).forEach((s, i) => out.push(i === 0 && itemLead !== undefined ? { text: s, concluded: paraConcluded, lead: itemLead } : { text: s, concluded: paraConcluded }));
@@ -175,9 +176,13 @@ export function sentences(text: string): Sentence[] {
       flush();
       line = line.replace(BULLET, '');
       const indent = raw.length - raw.trimStart().length;
+      itemIndent = indent;
       parents = parents.filter((p) => p.indent < indent);
       itemLead = parents.at(-1)?.text ?? listLead;
       if (line.trimEnd().endsWith(':')) parents.push({ indent, text: leadText(line) });
+    } else if (itemLead !== undefined && endsItem(raw, line, itemIndent, para.at(-1) ?? '')) {
+      flush();
+      summary = false;
     } else if (para.length === 0) {
       summary = false;
     }
@@ -200,6 +205,16 @@ export function sentences(text: string): Sentence[] {
   }
   flush();
   return out;
+}
+
+/**
+ * A line that starts a sentence of its own after a list item, out at the item's marker or further
+ * left ("   - Run: pnpm install" then "   This regenerates the lockfile …"): no longer the item. A
+ * line indented under the item's text, or one that goes on with an unfinished clause, continues it.
+ */
+function endsItem(raw: string, line: string, itemIndent: number, before: string): boolean {
+  const indent = raw.length - raw.trimStart().length;
+  return indent <= itemIndent && /^[A-Z]/.test(line) && !/(?:[,;:(&+/–—-]|\b(?:and|or|but|the|an?|to|of|with|for|in|on|by|from|that|which|is|are))\s*$/i.test(before);
 }
 
 /** A heading or lead-in line as the words it introduces its list with: no Markdown, no closing colon. */

@@ -134,6 +134,21 @@ describe('extraction on natural text', () => {
     );
   });
 
+  it('joins a prohibition that names only what it forbids to the rule after it, and keeps no attempt that failed or effect of a step', async () => {
+    // Real session (blind-37, artifacthub-5b983582): the rule after the prohibition says where it holds.
+    const joined = await extract([user('Replace the entire file content with CommonJS format:\n\nDo NOT use "export default". PostCSS config must use module.exports.\n\nThen run: pnpm build and show me the output.')]);
+    assert.deepEqual(joined.map((c) => c.content), ['Do NOT use "export default". PostCSS config must use module.exports.']);
+    const alone = await extract([user("Don't use the staging bucket for uploads. Tests must pass before a merge.")]);
+    assert.equal(alone.length, 2, 'a prohibition that says where it holds stands alone');
+    // blind-37: a failed attempt from the compaction summary's errors, and a step's effect under a numbered task.
+    const failed = await extract([assistant('4. Errors and fixes:\n- **Docker Desktop not running**: Both pipes unavailable. Switched context to `default`, both failed. Cannot run Docker build in current environment.', 'summary')]);
+    assert.deepEqual(failed, []);
+    assert.deepEqual(await extract([user("We switched the registry to verdaccio, but it didn't work.")]), []);
+    const steps = await extract([user('5. Run this to update the lockfile for pnpm 9:\n   - Delete pnpm-lock.yaml\n   - Run: pnpm install\n   This regenerates the lockfile compatible with pnpm 9.\n\n6. Commit everything.')]);
+    assert.deepEqual(steps, []);
+    assert.equal((await extract([user('We switched the registry to verdaccio because npmjs rate-limits CI.')]))[0]?.category, 'decision');
+  });
+
   it('takes no decision from a request that only refers to one, and no rule from a clause whose "never" has its subject before it', async () => {
     const referred = await extract([user('Run it for real on the whole repository (except those files/folders we already decided to ommit)'), user('Skip the folders we agreed on.')]);
     assert.deepEqual(referred, [], 'what was decided is not in the sentence');

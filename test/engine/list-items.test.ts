@@ -34,6 +34,15 @@ describe('list items', () => {
     assert.equal(sentences(text).find((s) => s.text === 'A paragraph after the list.')?.lead, undefined, 'prose is no list item');
   });
 
+  it('ends an item at a line that starts a sentence at the item\'s marker or further left', () => {
+    const text = ['5. Update the lockfile:', '   - Run: pnpm install', '   This regenerates the lockfile.', '- Keep the cache', '  warm between runs.', '- Pin node to', 'Node 22 on CI.'].join('\n');
+    assert.deepEqual(
+      sentences(text).map((s) => s.text),
+      ['Update the lockfile:', 'Run: pnpm install', 'This regenerates the lockfile.', 'Keep the cache warm between runs.', 'Pin node to Node 22 on CI.'],
+    );
+    assert.equal(sentences(text).find((s) => s.text.startsWith('This'))?.lead, undefined, 'the line after the item is prose');
+  });
+
   it('heads a subjectless item with a lead-in that names a thing, and keeps nothing under one that does not', () => {
     assert.equal(itemHead('Must be bounded', 'The retry queue'), 'The retry queue: ');
     assert.equal(itemHead('The queue must be bounded', 'brainstorm'), '', 'an item with its own subject stands alone');
