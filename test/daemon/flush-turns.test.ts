@@ -143,49 +143,30 @@ describe('flush turns', () => {
     await engine.close();
   });
 
-  it('keeps a prompt typed ahead when an idle flush comes between its queue line and the running turn taking it', async () => {
-    const dir = tempDir('flush-');
-    const file = path.join(dir, 's1.jsonl');
-    const { engine } = await episodeStore();
-    const { deps, seen } = seeingDeps(engine);
-    const s = liveSession(dir, file);
-    const typedAhead = 'and list the tables that have no primary key';
-    fs.writeFileSync(file, migrationStart(null) + line({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-04-03T23:12:06.170Z', content: typedAhead }));
-    s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 1)];
-    await flushSession(s, deps);
-    fs.appendFileSync(file, line({ type: 'queue-operation', operation: 'remove', timestamp: '2026-04-03T23:12:11.902Z' }) + MIGRATION_END);
-    s.pending = [entry('Stop', {}, 2)];
-    await flushSession(s, deps);
-    const prompts = seen.flat().filter((t) => t.role === 'user').map((t) => t.text);
-    assert.equal(prompts.filter((p) => p === typedAhead).length, 1, JSON.stringify(prompts));
-    assert.equal(s.queuedAt, undefined);
-    await engine.close();
-  });
-
-  it('keeps a prompt typed ahead when the daemon restarts between its queue line and the running turn taking it', async () => {
-    const dir = tempDir('flush-restart-');
-    const file = path.join(dir, 's1.jsonl');
-    const { engine } = await episodeStore();
-    const { deps, seen } = seeingDeps(engine);
-    const before = new SessionTable(path.join(dir, 'sessions.json'));
-    const s = Object.assign(before.touch('s1', Date.now()), { cwd: dir, repo: REPO, transcript: file });
-    const typedAhead = 'and list the tables that have no primary key';
-    fs.writeFileSync(file, migrationStart(null) + line({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-04-03T23:12:06.170Z', content: typedAhead }));
-    s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 1)];
-    await flushSession(s, deps);
-    before.save();
-    assert.ok(!fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8').includes('primary key'), 'a position on disk, never the text');
-
-    // The daemon stops here and starts again.
-    const after = new SessionTable(path.join(dir, 'sessions.json')).get('s1')!;
-    fs.appendFileSync(file, line({ type: 'queue-operation', operation: 'remove', timestamp: '2026-04-03T23:12:11.902Z' }) + MIGRATION_END);
-    after.pending = [entry('Stop', {}, 2)];
-    await flushSession(after, deps);
-    const prompts = seen.flat().filter((t) => t.role === 'user').map((t) => t.text);
-    assert.equal(prompts.filter((p) => p === typedAhead).length, 1, JSON.stringify(prompts));
-    assert.equal(after.queuedAt, undefined);
-    await engine.close();
-  });
+  for (const restart of [false, true])
+    it(`keeps a prompt typed ahead when ${restart ? 'the daemon restarts' : 'an idle flush comes'} between its queue line and the running turn taking it`, async () => {
+      const dir = tempDir('flush-');
+      const file = path.join(dir, 's1.jsonl');
+      const { engine } = await episodeStore();
+      const { deps, seen } = seeingDeps(engine);
+      const table = new SessionTable(path.join(dir, 'sessions.json'));
+      const s = Object.assign(table.touch('s1', Date.now()), { cwd: dir, repo: REPO, transcript: file });
+      const typedAhead = 'and list the tables that have no primary key';
+      fs.writeFileSync(file, migrationStart(null) + line({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-04-03T23:12:06.170Z', content: typedAhead }));
+      s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 1)];
+      await flushSession(s, deps);
+      table.save();
+      assert.ok(!fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8').includes('primary key'), 'a position on disk, never the text');
+      // With a restart, the daemon stops here and starts again: nothing of the session is in memory any more.
+      const after = restart ? new SessionTable(path.join(dir, 'sessions.json')).get('s1')! : s;
+      fs.appendFileSync(file, line({ type: 'queue-operation', operation: 'remove', timestamp: '2026-04-03T23:12:11.902Z' }) + MIGRATION_END);
+      after.pending = [entry('Stop', {}, 2)];
+      await flushSession(after, deps);
+      const prompts = seen.flat().filter((t) => t.role === 'user').map((t) => t.text);
+      assert.equal(prompts.filter((p) => p === typedAhead).length, 1, JSON.stringify(prompts));
+      assert.equal(after.queuedAt, undefined);
+      await engine.close();
+    });
 
   it('records a turn a daemon restart cut in two as one episode, and the turns before it once', async () => {
     const dir = tempDir('flush-restart-');
