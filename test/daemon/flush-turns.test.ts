@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { journalPayload } from '../../daemon/capture.js';
 import { flushSession, journalTurns, mergeTurns, subagentTurns, type FlushDeps } from '../../daemon/flush.js';
 import type { JournalEntry } from '../../daemon/journal.js';
-import { SessionTable, type LiveSession } from '../../daemon/sessions.js';
+import { forgetOpenTurn, SessionTable, type LiveSession } from '../../daemon/sessions.js';
 import { readTranscript } from '../../daemon/transcript.js';
 import { MemoryEngine, RuleExtractor, type ExtractTurn } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
@@ -155,6 +155,9 @@ describe('flush turns', () => {
       fs.writeFileSync(file, migrationStart(null) + line({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-04-03T23:12:06.170Z', content: typedAhead }));
       s.pending = [entry('UserPromptSubmit', { prompt: REQUEST }, 1)];
       await flushSession(s, deps);
+      // A turn too long to carry (over MAX_OPEN_TURNS) leaves no position to read it again from: the
+      // queue line's own position is what a daemon started again has.
+      if (restart) forgetOpenTurn(s);
       table.save();
       assert.ok(!fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8').includes('primary key'), 'a position on disk, never the text');
       // With a restart, the daemon stops here and starts again: nothing of the session is in memory any more.
