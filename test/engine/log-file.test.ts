@@ -17,3 +17,16 @@ it('rotates the log file past maxBytes and keeps a bounded number of old files',
   assert.equal(JSON.parse(last).i, 199);
   assert.equal(JSON.parse(last).ns, 't');
 });
+
+it('logs an error with where it was thrown in an error record, and only its name and message below that level', () => {
+  const records: Record<string, unknown>[] = [];
+  const log = createLogger((r) => records.push(r), 'debug', 't');
+  const thrown = (): Error => new TypeError("Unrecognized type 'NONE'");
+  log.error('flush failed', { err: thrown() });
+  log.warn('retrying', { err: thrown() });
+  const [failed, retried] = records as { err: { name: string; message: string; at?: string[] } }[];
+  assert.equal(failed!.err.message, "Unrecognized type 'NONE'");
+  assert.ok(failed!.err.at && failed!.err.at.length > 0 && failed!.err.at.length <= 6, JSON.stringify(failed));
+  assert.match(failed!.err.at[0]!, /^thrown \(.*log-file\.test\.js:\d+:\d+\)$/);
+  assert.deepEqual(retried!.err, { name: 'TypeError', message: "Unrecognized type 'NONE'" });
+});
