@@ -86,16 +86,30 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
   // Commands the user ran in shell mode (`! npm test`) since the last request: what the next
   // request is about ("analyze the output of the test"), so they are that request's.
   let ranByUser: Turn[] = [];
+  // Version-control steps that failed last in each episode ("git pull --rebase origin main && git
+  // push": unstaged changes): the ones that then worked are the way out, and both are recorded.
+  const failedBookkeeping = new Map<EpisodeDraft, string>();
   const ran = (d: EpisodeDraft, t: Turn): void => {
     const command = t.role === 'tool' && SHELL_TOOL.test(t.tool ?? '') ? (t.command ?? /^\$ (.+)/.exec(t.text)?.[1])?.trim() : undefined;
     if (!command) return;
     const ok = t.ok !== false;
-    const { steps, commits } = shellSteps(command);
-    for (const step of steps) {
+    const { steps, commits, bookkeeping } = shellSteps(command);
+    const record = (step: string, worked: boolean): void => {
       const commands = (d.commands ??= []);
       const known = commands.find((c) => c.command === step);
-      if (known) known.ok = ok;
-      else commands.push({ command: step, ok });
+      if (known) known.ok = worked;
+      else commands.push({ command: step, ok: worked });
+    };
+    for (const step of steps) record(step, ok);
+    const chain = bookkeeping.join(' && ');
+    if (chain && !ok) failedBookkeeping.set(d, chain);
+    else if (chain && failedBookkeeping.has(d)) {
+      const failed = failedBookkeeping.get(d)!;
+      failedBookkeeping.delete(d);
+      if (failed !== chain) {
+        record(failed, false);
+        record(chain, true);
+      }
     }
     // A commit that failed (a hook refused it) left nothing: its message says nothing happened.
     if (ok) for (const m of commits) if (!d.commits?.includes(m)) (d.commits ??= []).push(m);

@@ -10,6 +10,12 @@
 export interface ShellSteps {
   steps: string[];
   commits: string[];
+  /**
+   * The version-control steps that change something (`git stash`, `git pull --rebase origin main`,
+   * `git push`; not status, log or diff, not the commit itself), in order: left out of `steps`, but
+   * worth recording as the way out when the same kind of command failed just before.
+   */
+  bookkeeping: string[];
 }
 
 /**
@@ -21,6 +27,9 @@ export interface ShellSteps {
  */
 const LOOKING_AROUND =
   /^(?:cd|pushd|popd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|false|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[\[?|set|unset|exit|clear|read|if|then|else|elif|fi|for|while|do|done|case|esac)(?:\s|$)|^(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|add|rm|mv|commit|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|git\s+worktree\s+list|jj\s+(?:log|st|status|diff|show|describe|commit|new|bookmark|git)|go\s+(?:list|version|env|mod\s+(?:graph|why))|(?:npm|pnpm|yarn)\s+(?:ls|list|view|info|outdated|why)|pip3?\s+(?:list|show|freeze)|cargo\s+(?:tree|metadata)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b/;
+
+/** A version-control step that changes the repository or its remote (not one that only looks). */
+const VCS_CHANGE = /^(?:git\s+(?:-C\s+\S+\s+)?(?:add|rm|mv|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|jj\s+(?:new|bookmark|git))\b/;
 
 /** Asking a tool its version ("node --version", "python3 -V"). */
 const VERSION_ONLY = /^\S+\s+(?:--version|-v|-V|version)$/;
@@ -101,6 +110,7 @@ export function shellSteps(command: string): ShellSteps {
     return `<<HEREDOC${bodies.length - 1}${rest}`;
   });
   const steps: string[] = [];
+  const bookkeeping: string[] = [];
   for (const s of statements(flat)) {
     if (COMMITS.test(s)) {
       const doc = /<<HEREDOC(\d+)/.exec(s);
@@ -110,8 +120,9 @@ export function shellSteps(command: string): ShellSteps {
       continue;
     }
     const step = s.replace(/<<HEREDOC\d+/g, '<<…').replace(TRIM_PIPE, '').replace(REDIRECT, '').trim();
+    if (VCS_CHANGE.test(step)) bookkeeping.push(step);
     if (!step || LOOKING_AROUND.test(step.replace(/^(?:sudo|time|nohup|command)\s+/, '')) || VERSION_ONLY.test(step)) continue;
     if (!steps.includes(step)) steps.push(step);
   }
-  return { steps, commits };
+  return { steps, commits, bookkeeping };
 }

@@ -32,6 +32,7 @@ EOF
     assert.deepEqual(shellSteps(heredoc), {
       steps: [],
       commits: ["Fix Vercel project not found error\n\nRemove VERCEL_ORG_ID and VERCEL_PROJECT_ID environment variables: the token's scope picks the project."],
+      bookkeeping: ['git add .github/workflows/ci.yml'],
     });
     const fileDash = `cd "C:/Users/user/dev/numwordify" && git add -A && git commit -q -F - <<'EOF' && git log --oneline -1
 fix!: repair the culture lookup
@@ -40,7 +41,7 @@ WordifyOptions.DefaultCurrency now sets the currency.
 EOF`;
     assert.deepEqual(shellSteps(fileDash).commits, ['fix!: repair the culture lookup\n\nWordifyOptions.DefaultCurrency now sets the currency.']);
     assert.deepEqual(shellSteps('git commit -m "feat: add --send flag" -m "submit.sh stays a dry run by default"').commits, ['feat: add --send flag\nsubmit.sh stays a dry run by default']);
-    assert.deepEqual(shellSteps(`jj describe -m 'feat: rebase revset input' && jj bookmark set main -r @ && jj git push -b main`), { steps: [], commits: ['feat: rebase revset input'] });
+    assert.deepEqual(shellSteps(`jj describe -m 'feat: rebase revset input' && jj bookmark set main -r @ && jj git push -b main`), { steps: [], commits: ['feat: rebase revset input'], bookkeeping: ['jj bookmark set main -r @', 'jj git push -b main'] });
   });
 
   it('puts the commit message in the episode, and what a follow-up ran in its line', () => {
@@ -59,5 +60,25 @@ EOF`;
     // A commit a hook refused left nothing behind.
     const refused = episodeDrafts([t('user', 'commit it', { kind: 'prompt' }), t('tool', 'hook failed', { tool: 'Bash', ok: false, command: 'git commit -m "wip"' }), t('assistant', 'The hook refused it.')]);
     assert.equal(refused[0]?.commits, undefined);
+  });
+
+  it('records version-control steps only as the way out of the same kind of step that failed just before', () => {
+    const t = (role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn => ({ uuid: null, role, text, ...extra });
+    // Real transcript (blind-38, oravini-86b6c7ea): a push rejected, a rebase refused with unstaged changes, then the way through.
+    const drafts = episodeDrafts([
+      t('user', 'push it', { kind: 'prompt' }),
+      t('tool', '', { tool: 'Bash', ok: true, command: 'git add client/src/pages/SelectPlan.tsx && git status' }),
+      t('tool', 'error: cannot pull with rebase: You have unstaged changes.', { tool: 'Bash', ok: false, command: 'git pull --rebase origin main 2>&1 && git push origin main 2>&1' }),
+      t('tool', 'Successfully rebased', { tool: 'Bash', ok: true, command: 'git stash && git pull --rebase origin main 2>&1 && git stash pop 2>&1 && git push origin main 2>&1' }),
+      t('assistant', 'Pushed successfully.'),
+    ]);
+    assert.deepEqual(drafts[0]?.commands, [
+      { command: 'git pull --rebase origin main && git push origin main', ok: false },
+      { command: 'git stash && git pull --rebase origin main && git stash pop && git push origin main', ok: true },
+    ]);
+    assert.deepEqual(shellSteps('git stash && git pull --rebase origin main && git log -1').bookkeeping, ['git stash', 'git pull --rebase origin main']);
+    // Without a failure before it, a push is bookkeeping, not a step.
+    const plain = episodeDrafts([t('user', 'push it', { kind: 'prompt' }), t('tool', '', { tool: 'Bash', ok: true, command: 'git push origin main' }), t('assistant', 'Pushed.')]);
+    assert.equal(plain[0]?.commands, undefined);
   });
 });
