@@ -55,6 +55,12 @@ export const GROUPS: readonly SubjectGroup[] = [
     asked: 'state[- ]manage(?:ment|r)s?|store library',
     values: [['redux', 'redux(?: toolkit)?'], ['zustand', 'zustand'], ['mobx', 'mobx'], ['pinia', 'pinia'], ['vuex', 'vuex'], ['recoil', 'Recoil', true], ['jotai', 'jotai'], ['xstate', 'xstate'], ['ngrx', 'ngrx']],
   },
+  {
+    key: 'hosting',
+    asked: 'hosting (?:provider|platform|service)|host(?:ed|ing)|deploy(?:ment)? (?:target|platform|provider)|deployed',
+    scoped: true,
+    values: [['render', 'Render', true], ['vercel', 'vercel'], ['netlify', 'netlify'], ['railway', 'Railway', true], ['fly.io', 'fly\\.io'], ['heroku', 'heroku'], ['cloudflare', 'cloudflare(?: pages| workers)?'], ['github pages', 'github pages'], ['digitalocean', 'digital ?ocean']],
+  },
   { key: 'commit style', asked: 'commit (?:message|style|convention|format)s?', values: [['conventional commits', 'conventional commits?'], ['gitmoji', 'gitmoji']] },
 ];
 

@@ -96,6 +96,11 @@ describe('relevance floor', () => {
     assert.equal(isRelevant('what are we using for state management now', memory), true, 'a value covers the words naming its subject');
     assert.equal(isRelevant('what are we using for state management now', 'The state of the form is kept in the URL.'), false, 'one shared word is still not enough');
     assert.equal(isRelevant('what do we use for the test runner', memory), false, 'another subject covers nothing');
+    // blind-38: "where does oravini get hosted" is answered by the session that says it deploys on Render.
+    const hosted = 'Oravini: React client, Express server, PostgreSQL with Drizzle ORM, deployed on Render.';
+    assert.equal(isRelevant('where does oravini get hosted?', hosted), true, 'a hosting platform covers "hosted"');
+    assert.equal(isRelevant('where does oravini get hosted?', 'Oravini: the DM automation page merges the DM hub and the tracker.'), false);
+    assert.equal(isRelevant('how do I render the chart', 'We use Render for the API.'), false, 'the verb is not the platform');
 
     const engine = new MemoryEngine({ store: new InMemoryStore(), embedder: null, background: false });
     await engine.open();
