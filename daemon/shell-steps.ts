@@ -18,6 +18,10 @@ export interface ShellSteps {
   bookkeeping: string[];
 }
 
+/** Version-control steps that change the repository or its remote (git's and jj's), not the commit itself. */
+const GIT_CHANGES = 'add|rm|mv|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag';
+const JJ_CHANGES = 'new|bookmark|git';
+
 /**
  * A step that only looks around (lists, reads, searches, shows git, CI or container state), keeps
  * version-control books (git add, commit, push, checkout …; the commit's message is kept apart) or
@@ -25,11 +29,12 @@ export interface ShellSteps {
  * the environment up (`source .venv/bin/activate`, `eval "$(mise env)"`, `export …`) is kept: how to get
  * a working shell is worth knowing.
  */
-const LOOKING_AROUND =
-  /^(?:cd|pushd|popd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|false|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[\[?|set|unset|exit|clear|read|if|then|else|elif|fi|for|while|do|done|case|esac)(?:\s|$)|^(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|add|rm|mv|commit|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|git\s+worktree\s+list|jj\s+(?:log|st|status|diff|show|describe|commit|new|bookmark|git)|go\s+(?:list|version|env|mod\s+(?:graph|why))|(?:npm|pnpm|yarn)\s+(?:ls|list|view|info|outdated|why)|pip3?\s+(?:list|show|freeze)|cargo\s+(?:tree|metadata)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b/;
+const LOOKING_AROUND = new RegExp(
+  String.raw`^(?:cd|pushd|popd|ls|ll|cat|head|tail|less|more|grep|egrep|rg|ag|find|fd|pwd|echo|printf|wc|sed|awk|tree|which|whereis|type|file|stat|du|df|sleep|true|false|env|printenv|date|whoami|uname|diff|sort|uniq|cut|jq|xxd|od|realpath|dirname|basename|test|\[\[?|set|unset|exit|clear|read|if|then|else|elif|fi|for|while|do|done|case|esac)(?:\s|$)|^(?:(?!git\b)[\w-]+\s+)?(?:git\s+(?:-C\s+\S+\s+)?(?:status|diff|log|show|branch|remote|rev-parse|ls-files|ls-tree|check-ignore|blame|describe|config --get|commit|${GIT_CHANGES})|git\s+worktree\s+list|jj\s+(?:log|st|status|diff|show|describe|commit|${JJ_CHANGES})|go\s+(?:list|version|env|mod\s+(?:graph|why))|(?:npm|pnpm|yarn)\s+(?:ls|list|view|info|outdated|why)|pip3?\s+(?:list|show|freeze)|cargo\s+(?:tree|metadata)|(?:gh|glab)\s+[\w-]+\s+(?:list|view|watch|status|diff|checks)|kubectl\s+(?:get|describe|logs)|docker\s+(?:ps|logs|images|inspect))\b`,
+);
 
 /** A version-control step that changes the repository or its remote (not one that only looks). */
-const VCS_CHANGE = /^(?:git\s+(?:-C\s+\S+\s+)?(?:add|rm|mv|push|pull|fetch|checkout|switch|stash|merge|rebase|reset|restore|cherry-pick|tag)|jj\s+(?:new|bookmark|git))\b/;
+const VCS_CHANGE = new RegExp(String.raw`^(?:git\s+(?:-C\s+\S+\s+)?(?:${GIT_CHANGES})|jj\s+(?:${JJ_CHANGES}))\b`);
 
 /** Asking a tool its version ("node --version", "python3 -V"). */
 const VERSION_ONLY = /^\S+\s+(?:--version|-v|-V|version)$/;
