@@ -7,7 +7,8 @@
  * 1. exact duplicate (same content_hash)                          → NOOP exact
  * 2. a finding of the same subject as an earlier finding             → UPDATE supersede
  *    same subject and category family, both values known, differ  → UPDATE supersede
- * 3. near duplicate (term Jaccard ≥ 0.8 or similarity ≥ 0.93):
+ * 3. near duplicate (term Jaccard ≥ 0.8 or similarity ≥ 0.93, or the same statement with
+ *    other asides: Jaccard ≥ 0.8 without their parenthesized remarks, of 4 terms or more):
  *      the candidate adds no term                                 → NOOP near
  *      it adds terms                                              → UPDATE refresh
  * 4. otherwise                                                    → ADD
@@ -15,7 +16,7 @@
  * change in the world (supersede), not a rewording (refresh). With a value unknown on either
  * side the rule cannot tell a change from an addition, so it does not supersede.
  */
-import { termJaccard, terms } from '../text/tokenize.js';
+import { termJaccard, termSet, terms } from '../text/tokenize.js';
 import type { Category } from '../types.js';
 import { FINDING_SUBJECT } from './findings.js';
 import { analyzeSubject } from './subject.js';
@@ -38,6 +39,29 @@ export type Decision =
 /** @default thresholds of a near duplicate */
 export const NEAR_JACCARD = 0.8;
 export const NEAR_SIMILARITY = 0.93;
+/** Fewest terms a statement keeps without its asides for those alone to make it a near duplicate. */
+const MIN_BARE_TERMS = 4;
+
+/** A statement without its parenthesized or bracketed asides ("(line 81 in app.py)"). */
+function withoutAsides(text: string): string {
+  return text.replace(/\([^()]*\)|\[[^[\]]*\]/g, ' ');
+}
+
+/**
+ * Term Jaccard of two statements, or of the two without their asides when that is higher and
+ * leaves enough to compare: a root cause restated with another detail in brackets
+ * ("OpenAPI is disabled in production mode (line 81 in app.py)", "… (only enabled when is_debug=True)")
+ * is the same memory, and "Use pnpm (not npm)" and "Use pnpm (for workspaces)" say too little
+ * without them to tell.
+ */
+export function nearJaccard(a: string, b: string): number {
+  const whole = termJaccard(a, b);
+  const bareA = withoutAsides(a);
+  const bareB = withoutAsides(b);
+  if (bareA === a && bareB === b) return whole;
+  if (termSet(bareA).size < MIN_BARE_TERMS || termSet(bareB).size < MIN_BARE_TERMS) return whole;
+  return Math.max(whole, termJaccard(bareA, bareB));
+}
 
 /**
  * Categories that can state the same kind of thing. A project decision and a convention about
@@ -84,7 +108,7 @@ export function decide(candidate: Candidate & { content_hash: string }, neighbor
   }
 
   const near = neighbors
-    .map((n) => ({ n, jaccard: termJaccard(candidate.content, n.content) }))
+    .map((n) => ({ n, jaccard: nearJaccard(candidate.content, n.content) }))
     .filter(({ n, jaccard }) => jaccard >= NEAR_JACCARD || n.similarity >= NEAR_SIMILARITY);
   const best = mostSimilar(near, ({ n, jaccard }) => Math.max(jaccard, n.similarity));
   if (best) {

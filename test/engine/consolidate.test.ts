@@ -81,6 +81,20 @@ describe('decide: consolidation against existing memories', () => {
     });
   });
 
+  it('takes the same statement with other asides in brackets for a near duplicate (blind-12, llm-guard)', () => {
+    // The assistant restated one root cause with another detail in brackets; stored twice, one copy was a false memory.
+    const n = neighbor('Root Cause: OpenAPI is disabled in production mode (line 81 in app.py).', { category: 'fact', similarity: 0.5 });
+    const c = candidate('Root cause: OpenAPI disabled in production mode (only enabled when is_debug=True).', 'fact');
+    assert.ok(termJaccard(c.content, n.content) < 0.8, 'the whole texts are not near');
+    assert.deepEqual(decide(c, [n]), { action: 'UPDATE', memory_id: n.memory_id, mode: 'refresh' });
+    // Too little is left without the asides to tell: two memories.
+    const short = neighbor('Use pnpm (not npm).', { category: 'convention', similarity: 0.5 });
+    assert.deepEqual(decide(candidate('Use pnpm (for workspaces).', 'convention'), [short]), { action: 'ADD' });
+    // Different statements stay apart whatever their asides.
+    const other = neighbor('OpenAPI is enabled in debug mode (line 81 in app.py).', { category: 'fact', similarity: 0.5 });
+    assert.deepEqual(decide(c, [other]), { action: 'ADD' });
+  });
+
   it('supersedes a memory with the same subject and another value', () => {
     const cases: Array<[string, string, Category, Category]> = [
       ['We use npm.', 'We switched to pnpm.', 'convention', 'decision'],
