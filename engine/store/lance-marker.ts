@@ -12,18 +12,21 @@ export interface Marker {
   vectorIndex: VectorIndexPlan | null;
   /** Set while the current view is rebuilt from the version log (absent: the view is whole up to `seq`). */
   rebuilding?: boolean;
+  /** How the stored full-text terms were made (lance-reterm.ts TERMS_FORMAT; absent: 1). */
+  terms?: number;
 }
 
 const FILE = 'current.json';
 
 export function readMarker(dir: string): Marker {
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(dir, FILE), 'utf8')) as { seq?: unknown; vectorIndex?: { rows?: unknown; partitions?: unknown }; rebuilding?: unknown };
+    const v = JSON.parse(fs.readFileSync(path.join(dir, FILE), 'utf8')) as { seq?: unknown; vectorIndex?: { rows?: unknown; partitions?: unknown }; rebuilding?: unknown; terms?: unknown };
     const vi = v.vectorIndex;
     return {
       seq: typeof v.seq === 'number' ? v.seq : 0,
       vectorIndex: vi && typeof vi.rows === 'number' && typeof vi.partitions === 'number' ? { rows: vi.rows, partitions: vi.partitions } : null,
       ...(v.rebuilding === true ? { rebuilding: true } : {}),
+      ...(typeof v.terms === 'number' ? { terms: v.terms } : {}),
     };
   } catch {
     return { seq: 0, vectorIndex: null };
@@ -34,6 +37,6 @@ export function readMarker(dir: string): Marker {
 export function writeMarker(dir: string, marker: Marker): void {
   const file = path.join(dir, FILE);
   const vectorIndex = marker.vectorIndex ? { rows: marker.vectorIndex.rows, partitions: marker.vectorIndex.partitions } : undefined;
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: marker.seq, vectorIndex, ...(marker.rebuilding ? { rebuilding: true } : {}) }));
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ seq: marker.seq, vectorIndex, ...(marker.rebuilding ? { rebuilding: true } : {}), ...(marker.terms !== undefined ? { terms: marker.terms } : {}) }));
   fs.renameSync(`${file}.tmp`, file);
 }

@@ -36,6 +36,8 @@ import { moveVectorsOutOfLog } from './lance-migrate.js';
 import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } from './lance-options.js';
 import { countMemories, IN_CHUNK, logRows, readRows, viewPage, viewRowsOf } from './lance-reads.js';
 import { repairView } from './lance-repair.js';
+import { retermTables } from './lance-reterm.js';
+import { TERMS_FORMAT } from '../text/tokenize.js';
 import { HeldView } from './lance-resident.js';
 import { groupBy, toLogRecord, type LanceRecord } from './lance-rows.js';
 import { loadLanceRuntime } from './lance-runtime.js';
@@ -59,6 +61,8 @@ export class LanceStore implements MemoryStore {
   private readonly upkeep: UpkeepState = { currentCommits: 0, versionCommits: 0, rowsSinceIndex: 0, vectorIndex: null, currentOptimizedAt: Date.now(), versionsOptimizedAt: Date.now() };
   /** The version log still holds vectors (an older build wrote it); open() migrates it. */
   private legacyLog = false;
+  /** The format of the stored full-text terms (lance-reterm.ts): TERMS_FORMAT once open() brought them to it. */
+  private termsFormat = TERMS_FORMAT;
   /** Memories whose current rows an append in progress is replacing (count() corrects for them too). */
   private inflight: string[] = [];
   private readonly log: Logger;
@@ -91,7 +95,8 @@ export class LanceStore implements MemoryStore {
     const { versions, current } = this.tables();
     await this.loadCatalog();
     const scanned = this.seq;
-    const { seq: marker, vectorIndex } = readMarker(this.opts.dir);
+    const { seq: marker, vectorIndex, terms: termsAt } = readMarker(this.opts.dir);
+    this.termsFormat = termsAt ?? 1;
     // Never reuse a seq, even when the newest versions were purged.
     this.seq = Math.max(scanned, marker);
     const vi = (await current.listIndices()).find((i) => i.columns.includes('vector'));
@@ -105,6 +110,12 @@ export class LanceStore implements MemoryStore {
       // Only once the view holds the vectors of every current row.
       await moveVectorsOutOfLog(versions, this.log);
       this.legacyLog = false;
+    }
+    if (this.termsFormat !== TERMS_FORMAT) {
+      // Rows the index no longer covers are folded back in by indexesAtOpen below.
+      await retermTables(versions, current, this.log);
+      this.termsFormat = TERMS_FORMAT;
+      this.saveMarker();
     }
     // A rebuilt view was written in many small commits: compact it before the first read.
     if (rebuild && (await current.countRows()) > 0) await current.optimize({ cleanupOlderThan: new Date() });
@@ -131,7 +142,7 @@ export class LanceStore implements MemoryStore {
   }
 
   private saveMarker(): void {
-    writeMarker(this.opts.dir, { seq: this.seq, vectorIndex: this.upkeep.vectorIndex });
+    writeMarker(this.opts.dir, { seq: this.seq, vectorIndex: this.upkeep.vectorIndex, terms: this.termsFormat });
   }
 
   /** Recompute the current view of every memory with versions after `afterSeq` (repairView, lance-repair.ts). */

@@ -58,4 +58,6 @@ export const STORE_MIGRATIONS: readonly string[] = [
   // stats() counts the current rows another model (or none) embedded through this index: a few
   // index probes, where reading every current row took ~300 ms at 100k.
   `CREATE INDEX ms_versions_current_model ON ms_versions (store, embed_model) WHERE is_current;`,
+  // How the store's postings split text (TERMS_FORMAT, tokenize.ts); pg-reterm.ts brings older ones up to date on open.
+  `ALTER TABLE ms_store_meta ADD COLUMN terms_format int NOT NULL DEFAULT 1;`,
 ];

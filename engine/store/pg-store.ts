@@ -25,6 +25,7 @@ import { cloneRow, exactHits } from './memory-store.js';
 import { filterSql, SqlParams, validSql } from './pg-filter.js';
 import { ensurePgvector, migrate } from './pg-migrate.js';
 import { PgResidentView } from './pg-resident.js';
+import { retermStore } from './pg-reterm.js';
 import { ROW_COLS_VEC, toRow } from './pg-rows.js';
 import { STORE_MIGRATIONS } from './pg-schema.js';
 import { textSql } from './pg-text.js';
@@ -108,6 +109,8 @@ export class PgStore implements MemoryStore {
   async open(): Promise<void> {
     await migrate(this.db, 'store', STORE_MIGRATIONS);
     await this.db.query(`INSERT INTO ms_store_meta (store) VALUES ($1) ON CONFLICT (store) DO NOTHING`, [this.opts.store]);
+    const reindexed = await retermStore(this.db, this.opts.store);
+    if (reindexed > 0) this.log.info('re-indexed the full text of memories in Chinese, Japanese or Korean (one-time)', { store: this.opts.store, rows: reindexed });
     this.usePgvector = this.opts.pgvector !== false && (await ensurePgvector(this.db));
     if (this.usePgvector) {
       this.iterativeScan = await prepareHnsw(this.db, this.opts.dim);

@@ -18,12 +18,16 @@ export interface CurrentDoc {
   content: string;
 }
 
+/** How the full-text statistics change: documents, total length, per-term frequencies, new postings. */
+export interface TermDelta {
+  docs: number;
+  total: number;
+  df: [string, number][];
+  postings: { terms: string[]; ids: string[]; memories: string[]; tfs: number[]; lengths: number[] };
+}
+
 /** How the full-text statistics change when `removed` stop and `added` start being current rows. */
-export function termDelta(
-  removed: readonly CurrentDoc[],
-  added: readonly CurrentDoc[],
-  termsOf: (r: CurrentDoc) => string[] = (r) => terms(r.content),
-): { docs: number; total: number; df: [string, number][]; postings: { terms: string[]; ids: string[]; memories: string[]; tfs: number[]; lengths: number[] } } {
+export function termDelta(removed: readonly CurrentDoc[], added: readonly CurrentDoc[], termsOf: (r: CurrentDoc) => string[] = (r) => terms(r.content)): TermDelta {
   const df = new Map<string, number>();
   let docs = 0;
   let total = 0;

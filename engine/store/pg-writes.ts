@@ -9,7 +9,7 @@ import type { VersionRow } from '../types.js';
 import { cloneRow } from './memory-store.js';
 import { SqlParams } from './pg-filter.js';
 import { RECORD_NAMES, RECORD_TYPE, recordOf } from './pg-rows.js';
-import { termDelta, type CurrentDoc } from './pg-text.js';
+import { termDelta, type CurrentDoc, type TermDelta } from './pg-text.js';
 import type { SqlQueryable } from './sql-client.js';
 
 /** Lock the store's meta row for the transaction: every writer of the store passes here in turn. */
@@ -64,29 +64,37 @@ export async function recompute(tx: SqlQueryable, store: string, memoryIds: read
   }
   if (added.length > 0) {
     await tx.query(`UPDATE ms_versions SET is_current = true WHERE store = $1 AND version_id = ANY($2::text[]) AND memory_id = ANY($3::text[])`, [store, added.map((r) => r.version_id), ids]);
-    if (postings.terms.length > 0) {
-      await tx.query(`INSERT INTO ms_postings (store, term, version_id, memory_id, tf, doc_length) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])`, [
-        store,
-        postings.terms,
-        postings.ids,
-        postings.memories,
-        postings.tfs,
-        postings.lengths,
-      ]);
-    }
   }
-  if (changed.length > 0) {
-    const t = changed.map(([k]) => k);
-    await tx.query(
-      `INSERT INTO ms_term_df (store, term, df) SELECT $1, * FROM unnest($2::text[], $3::int[])
-       ON CONFLICT (store, term) DO UPDATE SET df = ms_term_df.df + excluded.df`,
-      [store, t, changed.map(([, d]) => d)],
-    );
-    await tx.query(`DELETE FROM ms_term_df WHERE store = $1 AND term = ANY($2::text[]) AND df <= 0`, [store, t]);
-  }
+  await writeTermDelta(tx, store, { postings, df: changed });
   await tx.query(`INSERT INTO ms_store_changes (store, change_no, memory_id) SELECT $1, $2, * FROM unnest($3::text[])`, [store, changeNo, ids]);
   await tx.query(`UPDATE ms_store_meta SET docs = docs + $2, total_length = total_length + $3, change_no = $4 WHERE store = $1`, [store, docs, total, changeNo]);
   return after.length;
+}
+
+/**
+ * Insert new `postings` and move the document frequencies by `df`, dropping the terms no current
+ * row holds any more (the postings they replace are deleted by the caller).
+ */
+export async function writeTermDelta(tx: SqlQueryable, store: string, { postings, df }: Pick<TermDelta, 'postings' | 'df'>): Promise<void> {
+  if (postings.terms.length > 0) {
+    await tx.query(`INSERT INTO ms_postings (store, term, version_id, memory_id, tf, doc_length) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])`, [
+      store,
+      postings.terms,
+      postings.ids,
+      postings.memories,
+      postings.tfs,
+      postings.lengths,
+    ]);
+  }
+  if (df.length > 0) {
+    const t = df.map(([k]) => k);
+    await tx.query(
+      `INSERT INTO ms_term_df (store, term, df) SELECT $1, * FROM unnest($2::text[], $3::int[])
+       ON CONFLICT (store, term) DO UPDATE SET df = ms_term_df.df + excluded.df`,
+      [store, t, df.map(([, d]) => d)],
+    );
+    await tx.query(`DELETE FROM ms_term_df WHERE store = $1 AND term = ANY($2::text[]) AND df <= 0`, [store, t]);
+  }
 }
 
 /**

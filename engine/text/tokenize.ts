@@ -22,16 +22,57 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
-/** Index terms: words split on inner punctuation, stop words dropped, stemmed. */
+/**
+ * Index terms: words split on inner punctuation, stop words dropped, stemmed. Chinese, Japanese and
+ * Korean text is not split into words by spaces ("リリース手順を確認する" is one `words` token), so
+ * its runs become overlapping character pairs instead (リリ リー ース 手順 確認), the usual way
+ * full-text indexes handle it without a dictionary: a query finds a text sharing a word with it
+ * wherever that word stands. Runs of hiragana (Japanese particles and endings: を, する, です)
+ * are dropped like stop words; a lone character stays one term.
+ */
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
-    for (const part of w.split(/[_'’-]/)) {
-      if (part.length === 0 || STOP.has(part)) continue;
-      out.push(stem(part));
+    if (CJK.test(w)) {
+      cjkTerms(w, out);
+      continue;
     }
+    latinTerms(w, out);
   }
   return out;
+}
+
+/**
+ * How `terms` splits a text, recorded by each store beside its stored terms: 1, words only (a CJK
+ * run was one term); 2, CJK runs as character pairs. A store whose terms are of an older format
+ * re-indexes the rows the change affects when it opens (lance-reterm.ts, pg-reterm.ts).
+ */
+export const TERMS_FORMAT = 2;
+
+/** Whether a text holds Han, kana or Hangul (whose terms `terms` makes from character pairs). */
+export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\uff70]/u;
+/** Runs of one script: Han, hiragana, katakana (with its long-vowel mark), Hangul, or anything else. */
+const SCRIPT_RUN = /(\p{Script=Han}+)|(\p{Script=Hiragana}+)|([\p{Script=Katakana}\u30fc\uff70]+)|(\p{Script=Hangul}+)|([^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\uff70]+)/gu;
+
+function latinTerms(word: string, out: string[]): void {
+  for (const part of word.split(/[_'’-]/)) {
+    if (part.length === 0 || STOP.has(part)) continue;
+    out.push(stem(part));
+  }
+}
+
+/** The terms of a word that holds CJK text: character pairs of each run, other runs as words. */
+function cjkTerms(word: string, out: string[]): void {
+  for (const m of word.matchAll(SCRIPT_RUN)) {
+    if (m[2]) continue;
+    if (m[5]) {
+      latinTerms(m[5], out);
+      continue;
+    }
+    const chars = [...m[0]];
+    if (chars.length === 1) out.push(chars[0]!);
+    for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  }
 }
 
 /** Most distinct terms of a query that take part in full-text search. */

@@ -1,0 +1,75 @@
+/**
+ * Japanese and Chinese through the real hooks, CLI and daemon: text without spaces between words is
+ * indexed by character pairs, so a prompt asked in Japanese finds the memory and the episode that
+ * say it in other words around it, and one that shares no word with them finds nothing.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cli, makeRepo, runHook, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const line = (o: object): string => `${JSON.stringify(o)}\n`;
+
+describe('recall of Japanese and Chinese text', () => {
+  let d: TestDaemon;
+  let repo: string;
+  before(async () => {
+    d = await startTestDaemon();
+    repo = makeRepo('git@github.com:acme/tij.git');
+  });
+  after(async () => {
+    await d.stop();
+  });
+
+  const recall = async (session: string, prompt: string): Promise<string> => {
+    const hook = await runHook('UserPromptSubmit', { session_id: session, cwd: repo, hook_event_name: 'UserPromptSubmit', prompt }, d.env, repo);
+    assert.equal(hook.code, 0, hook.stderr);
+    if (!hook.stdout.trim()) return '';
+    return (JSON.parse(hook.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+  };
+  const search = async (query: string): Promise<string[]> => {
+    const out = await cli(['search', query, '--json', '--top-k', '5'], d.env, repo);
+    assert.equal(out.code, 0, out.stderr);
+    return (JSON.parse(out.stdout) as { results: { content: string }[] }).results.map((r) => r.content);
+  };
+
+  it('finds a Japanese memory and a Japanese episode by a Japanese question, and nothing for an unrelated one', async () => {
+    assert.equal((await cli(['remember', 'リリースはタグを push して release.yml に任せる。手動の cargo publish はしない。'], d.env, repo)).code, 0);
+    assert.equal((await cli(['remember', '我们的数据库迁移脚本放在 migrations 目录里。'], d.env, repo)).code, 0);
+
+    // A turn in Japanese: the answer sits in the assistant's reply, never in English.
+    const transcript = path.join(tempDir('cc-'), 'ja.jsonl');
+    const session = 'ja-1';
+    const base = { session_id: session, cwd: repo, transcript_path: transcript };
+    fs.writeFileSync(transcript, '');
+    const prompt = '検証の手順を教えて';
+    await runHook('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' }, d.env, repo);
+    await runHook('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt }, d.env, repo);
+    fs.appendFileSync(
+      transcript,
+      line({ type: 'user', uuid: 'u1', parentUuid: null, timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: prompt } }) +
+        line({
+          type: 'assistant',
+          uuid: 'a1',
+          parentUuid: 'u1',
+          timestamp: '2026-01-01T00:00:01Z',
+          message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: '変更の検証は cargo build、cargo clippy（警告ゼロ）、cargo test の順に実行します。' }] },
+        }),
+    );
+    await runHook('Stop', { ...base, hook_event_name: 'Stop', stop_hook_active: false }, d.env, repo);
+    await runHook('SessionEnd', { ...base, hook_event_name: 'SessionEnd', reason: 'other' }, d.env, repo);
+    await d.client.flush();
+
+    const release = await search('リリースの手順は？');
+    assert.match(release[0] ?? '', /release\.yml/, `the release memory first: ${JSON.stringify(release)}`);
+    assert.match((await search('数据库迁移在哪里'))[0] ?? '', /migrations/, 'a Chinese question finds the Chinese memory');
+
+    // A new session opens with what a person stored; its prompts then get only what answers them.
+    await runHook('SessionStart', { session_id: 'ja-2', cwd: repo, hook_event_name: 'SessionStart', source: 'startup' }, d.env, repo);
+    const verify = await recall('ja-2', '変更を検証するには何を実行する？');
+    assert.match(verify, /cargo clippy/, 'the recall hook injects the episode that answers');
+    assert.doesNotMatch(await recall('ja-2', '天気はどう？'), /cargo|release|migrations/, 'an unrelated question injects nothing');
+  });
+});
