@@ -25,6 +25,12 @@ export interface LabelQuestion {
   /** Terms an answer must all contain. */
   expect: string[];
   fact?: string;
+  /**
+   * The language the question is asked in when it is not English ("ja", "ko"): the same question
+   * in the words of a user who types in that language. Each language's questions are asked in a
+   * session of their own, so one cannot count what the other's recall already showed.
+   */
+  lang?: string;
 }
 
 export interface Labels {

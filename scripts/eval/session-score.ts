@@ -48,6 +48,10 @@ export interface SetScores {
   recallHits: number;
   /** The answer is among the items injected for this very prompt. */
   recallHitsThisPrompt: number;
+  /** Of the questions, those asked in the user's own language (LabelQuestion.lang), and their hits. */
+  ownLanguageQuestions: number;
+  ownLanguageSearchHits: number;
+  ownLanguageRecallHits: number;
   injected: number;
   injectedJunk: number;
   oneOffInjected: number;
@@ -55,7 +59,7 @@ export interface SetScores {
 }
 
 export function emptyScores(): SetScores {
-  return { fixtures: 0, turnsPresent: 0, turnsKept: 0, turnsRewound: 0, facts: 0, factsRecovered: 0, factsAsMemory: 0, extracted: 0, extractedMatching: 0, episodes: 0, oneOffStored: 0, personalStored: 0, questions: 0, searchHits: 0, recallHits: 0, recallHitsThisPrompt: 0, injected: 0, injectedJunk: 0, oneOffInjected: 0, crossRepoInjected: 0 };
+  return { fixtures: 0, turnsPresent: 0, turnsKept: 0, turnsRewound: 0, facts: 0, factsRecovered: 0, factsAsMemory: 0, extracted: 0, extractedMatching: 0, episodes: 0, oneOffStored: 0, personalStored: 0, questions: 0, searchHits: 0, recallHits: 0, recallHitsThisPrompt: 0, ownLanguageQuestions: 0, ownLanguageSearchHits: 0, ownLanguageRecallHits: 0, injected: 0, injectedJunk: 0, oneOffInjected: 0, crossRepoInjected: 0 };
 }
 
 const norm = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();

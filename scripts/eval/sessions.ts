@@ -28,7 +28,7 @@ import { cli } from '../../test/helpers/daemon.js';
 import { pluginUser } from '../../test/helpers/plugin.js';
 import { tempDir } from '../../test/helpers/tmp.js';
 import { table, writeBenchSection } from '../bench/markdown.js';
-import { isAgentTranscript, loadFixtures, replaySteps, type Fixture, type Labels } from './session-replay.js';
+import { isAgentTranscript, loadFixtures, replaySteps, type Fixture, type LabelQuestion, type Labels } from './session-replay.js';
 import { containsAll, emptyScores, fixtureRepoName, injectedItems, isJunk, isOneOff, matchesAFact, pct, statesFact, type Injected, type SetScores, type StoredMemory } from './session-score.js';
 import { census } from './transcript-census.js';
 
@@ -81,10 +81,19 @@ export function setHead(name: SetName): string {
 }
 
 /** One labelled question as each path answered it (--json, for inspection). */
+/** A fixture's questions by language, English (no `lang`) first: each is asked in a session of its own. */
+export function byLanguage(questions: readonly LabelQuestion[]): [string | null, LabelQuestion[]][] {
+  const groups = new Map<string | null, LabelQuestion[]>();
+  for (const q of questions) groups.set(q.lang ?? null, [...(groups.get(q.lang ?? null) ?? []), q]);
+  return [...groups].sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : a.localeCompare(b)));
+}
+
 export interface QuestionOutcome {
   fixture: string;
   set: SetName;
   q: string;
+  /** The language it was asked in, when not English (LabelQuestion.lang). */
+  lang?: string;
   expect: string[];
   search: boolean;
   recall: boolean;
@@ -253,40 +262,47 @@ async function evaluateAs(user: ReturnType<typeof pluginUser>, fixtures: readonl
   const repoNameOf = (repo: string | null): string | null => fixtureRepoName(repo, labelRepo);
   const recoveredByEpisode = new Set<string>();
   for (const f of fixtures) {
-    if (f.labels.questions.length === 0) continue;
-    const cwd = repoDir(f.labels.repo);
-    const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
-    const base = { session_id: `ask-${f.name}`, cwd, transcript_path: path.join(scratch, 'projects', `ask-${f.name}.jsonl`) };
-    const s = scores[setOf(f.labels)]!;
-    const startRuns = await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
-    const startItems = startRuns.flatMap((r) => injectedItems(contextOf(r)));
-    firstRecall.sessions++;
-    if (startItems.length > 0) firstRecall.sessionStart++;
-    for (const item of startItems) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
-    const shown = startItems.map((i) => i.content);
-    let first = true;
-    for (const q of f.labels.questions) {
-      s.questions++;
-      const runs = await sim.fire('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: q.q });
-      const items = runs.flatMap((r) => injectedItems(contextOf(r)));
-      if (first && items.length > 0) firstRecall.prompt++;
-      else if (first) emptyFirst.push({ f, q: q.q });
-      first = false;
-      for (const item of items) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
-      const recalled = items.some((i) => containsAll(i.content, q.expect));
-      const shownBefore = shown.some((c) => containsAll(c, q.expect));
-      if (recalled) s.recallHitsThisPrompt++;
-      if (recalled || shownBefore) s.recallHits++;
-      const found = await cli(['search', q.q, '--json', '--top-k', '5'], user.env, cwd);
-      const hits = found.code === 0 ? ((JSON.parse(found.stdout) as { results: { content: string; memory_id: string }[] }).results ?? []).slice(0, 5) : [];
-      const searched = hits.some((h) => containsAll(h.content, q.expect));
-      if (searched) s.searchHits++;
-      questions.push({ fixture: f.name, set: setOf(f.labels), q: q.q, expect: q.expect, search: searched, recall: recalled, shownBefore, injected: items.map((i) => i.content.slice(0, 160)), searchTop: hits.map((h) => `${memories.find((m) => m.memory_id === h.memory_id)?.episode ? '[episode] ' : ''}${h.content.replace(/\s+/g, ' ').slice(0, 160)}`) });
-      shown.push(...items.map((i) => i.content));
-      if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
+    for (const [lang, asked] of byLanguage(f.labels.questions)) {
+      const cwd = repoDir(f.labels.repo);
+      const sim = new ClaudeCodeSim(pluginRoot, user.env, cwd);
+      const session = `ask-${f.name}${lang ? `-${lang}` : ''}`;
+      const base = { session_id: session, cwd, transcript_path: path.join(scratch, 'projects', `${session}.jsonl`) };
+      const s = scores[setOf(f.labels)]!;
+      const startRuns = await sim.fire('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
+      const startItems = startRuns.flatMap((r) => injectedItems(contextOf(r)));
+      firstRecall.sessions++;
+      if (startItems.length > 0) firstRecall.sessionStart++;
+      for (const item of startItems) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
+      const shown = startItems.map((i) => i.content);
+      let first = true;
+      for (const q of asked) {
+        s.questions++;
+        const runs = await sim.fire('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: q.q });
+        const items = runs.flatMap((r) => injectedItems(contextOf(r)));
+        if (first && items.length > 0) firstRecall.prompt++;
+        else if (first) emptyFirst.push({ f, q: q.q });
+        first = false;
+        for (const item of items) injected.push({ set: setOf(f.labels), item: { repo: f.labels.repo, ...item } });
+        const recalled = items.some((i) => containsAll(i.content, q.expect));
+        const shownBefore = shown.some((c) => containsAll(c, q.expect));
+        if (recalled) s.recallHitsThisPrompt++;
+        if (recalled || shownBefore) s.recallHits++;
+        const found = await cli(['search', q.q, '--json', '--top-k', '5'], user.env, cwd);
+        const hits = found.code === 0 ? ((JSON.parse(found.stdout) as { results: { content: string; memory_id: string }[] }).results ?? []).slice(0, 5) : [];
+        const searched = hits.some((h) => containsAll(h.content, q.expect));
+        if (searched) s.searchHits++;
+        if (lang) {
+          s.ownLanguageQuestions++;
+          if (searched) s.ownLanguageSearchHits++;
+          if (recalled || shownBefore) s.ownLanguageRecallHits++;
+        }
+        questions.push({ fixture: f.name, set: setOf(f.labels), q: q.q, ...(lang ? { lang } : {}), expect: q.expect, search: searched, recall: recalled, shownBefore, injected: items.map((i) => i.content.slice(0, 160)), searchTop: hits.map((h) => `${memories.find((m) => m.memory_id === h.memory_id)?.episode ? '[episode] ' : ''}${h.content.replace(/\s+/g, ' ').slice(0, 160)}`) });
+        shown.push(...items.map((i) => i.content));
+        if (q.fact && hits.some((h) => containsAll(h.content, q.expect) && memories.find((m) => m.memory_id === h.memory_id)?.episode)) recoveredByEpisode.add(`${f.name}:${q.fact}`);
+      }
+      await sim.settle();
+      await sim.close();
     }
-    await sim.settle();
-    await sim.close();
   }
   // A first prompt that injected nothing, asked again in a new session once everything is warm:
   // injecting something now means the first recall was cold, not that nothing was relevant.
@@ -362,6 +378,9 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
         row('question hit@5, `service search`', '≥ 70%', (s) => `${pct(s.searchHits, s.questions)} (${s.searchHits}/${s.questions})`),
         row('question hit@5, recall hook: answer in the agent’s context (this prompt, or shown earlier in the session and not repeated)', '≥ 70%', (s) => `${pct(s.recallHits, s.questions)} (${s.recallHits}/${s.questions})`),
         row('… of which injected for this very prompt (UserPromptSubmit)', '—', (s) => `${pct(s.recallHitsThisPrompt, s.questions)} (${s.recallHitsThisPrompt}/${s.questions})`),
+        row('… questions asked in the user’s own language (Japanese, Korean; a session of their own): search / recall hook', '—', (s) =>
+          s.ownLanguageQuestions ? `${pct(s.ownLanguageSearchHits, s.ownLanguageQuestions)} / ${pct(s.ownLanguageRecallHits, s.ownLanguageQuestions)} (${s.ownLanguageSearchHits}, ${s.ownLanguageRecallHits}/${s.ownLanguageQuestions})` : '—',
+        ),
         row('junk share of injected items', '≤ 10%', (s) => `${pct(s.injectedJunk, s.injected)} (${s.injectedJunk}/${s.injected})`),
         row('one-off requests injected', '0', (s) => String(s.oneOffInjected)),
         row('project memories injected in another repository', '0', (s) => String(s.crossRepoInjected)),

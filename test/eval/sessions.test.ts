@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadFixtures } from '../../scripts/eval/session-replay.js';
 import { emptyScores, fixtureRepoName, isJunk, type StoredMemory } from '../../scripts/eval/session-score.js';
-import { evaluate, memorySets, renderTables, setColumns, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
+import { byLanguage, evaluate, memorySets, renderTables, setColumns, setOf, type EvalResult } from '../../scripts/eval/sessions.js';
 
 const FIXTURES = ['vsla-2cba43de', 'vsla-9cc4a4b0', 'reliability-coverage-test-fix'];
 
@@ -60,6 +60,22 @@ describe('real sessions, replayed through hooks.json', () => {
     const md = renderTables(result(0), 'npm run eval:sessions', 3);
     assert.match(md, /answer in the agent’s context[^\n]*\| 75% \(3\/4\) \|/, 'the hook row counts answers shown earlier in the session');
     assert.match(md, /this very prompt[^\n]*\| 50% \(2\/4\) \|/);
+  });
+
+  it('asks each language’s questions in a session of their own, English first, and reports those in the user’s language apart', () => {
+    const q = (text: string, lang?: string) => ({ q: text, expect: ['x'], ...(lang ? { lang } : {}) });
+    const groups = byLanguage([q('ja 1', 'ja'), q('en 1'), q('ko 1', 'ko'), q('en 2'), q('ja 2', 'ja')]);
+    assert.deepEqual(
+      groups.map(([lang, qs]) => [lang, qs.map((x) => x.q)]),
+      [
+        [null, ['en 1', 'en 2']],
+        ['ja', ['ja 1', 'ja 2']],
+        ['ko', ['ko 1']],
+      ],
+    );
+    const sets = { tuned: { ...emptyScores(), fixtures: 1, questions: 6, ownLanguageQuestions: 4, ownLanguageSearchHits: 3, ownLanguageRecallHits: 1 }, holdout: { ...emptyScores(), fixtures: 1 } };
+    const md = renderTables({ sets, questions: [], firstRecall: { sessionStart: 0, prompt: 0, sessions: 0 }, memories: [], junk: [], ms: 0 }, 'npm run eval:sessions', 2);
+    assert.match(md, /own language[^\n]*\| 75% \/ 25% \(3, 1\/4\) \| — \|/);
   });
 
   it('scores a memory in the set of the fixture whose session wrote it, when two sets hold sessions of one repository', () => {
