@@ -77,6 +77,14 @@ function saidKey(role: string, text: string): string {
   return contentHash(`${role}:${spoken(redact(text).text)}`);
 }
 
+/** How much of a long message `prefixKey` keeps: well within what the journal keeps of a clipped one. */
+const SAID_PREFIX = 2000;
+
+/** The key of the start of words (`role:…` as `mergeTurns` compares them): a clipped journal message is matched by it. */
+function prefixKey(words: string): string {
+  return contentHash(`prefix:${words.slice(0, SAID_PREFIX)}`);
+}
+
 /**
  * Transcript turns, plus the journal turns the transcript does not already hold: a tool call whose
  * result the transcript has shown (same `tool_use_id`), or words the transcript holds, on the turns
@@ -93,7 +101,7 @@ export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[]
     if (t.role === 'tool') return false;
     said ??= transcript.filter((u) => u.role !== 'tool').map((u) => `${u.role}:${spoken(redact(u.text).text)}`);
     const words = `${t.role}:${spoken(t.text.replace(CLIPPED, ''))}`;
-    if (CLIPPED.test(t.text)) return said.some((u) => u.startsWith(words));
+    if (CLIPPED.test(t.text)) return said.some((u) => u.startsWith(words)) || (words.length >= SAID_PREFIX && elsewhere.has(prefixKey(words)));
     return said.includes(words) || elsewhere.has(contentHash(words));
   };
   return [...transcript, ...journal.filter((t) => !held(t))];
@@ -139,6 +147,24 @@ const MAX_RESULT_IDS = 4096;
 function noteResults(s: LiveSession, r: Pick<ReadResult, 'results' | 'elsewhere'>): void {
   remember((s.toolResults ??= new Set()), r.results);
   if (r.elsewhere.length > 0) remember((s.saidElsewhere ??= new Set()), r.elsewhere.map((x) => saidKey(x.role, x.text)));
+}
+
+/**
+ * Remember the words of transcript turns this flush read: a hook event journaled after them (a Stop
+ * whose last message an earlier flush already read, as after a compaction or an API error) then
+ * adds nothing. Merged in at the end of a later flush, such a message would be taken for the outcome
+ * of the request before it (a real session, claudehistory: the answer to its last question was
+ * replaced by the API error of a turn before the compaction).
+ */
+function noteSaid(s: LiveSession, turns: readonly Turn[]): void {
+  const said: string[] = [];
+  for (const t of turns) {
+    if (t.role === 'tool' || t.sidechain) continue;
+    const words = `${t.role}:${spoken(redact(t.text).text)}`;
+    said.push(contentHash(words));
+    if (words.length >= SAID_PREFIX) said.push(prefixKey(words));
+  }
+  if (said.length > 0) remember((s.saidElsewhere ??= new Set()), said);
 }
 
 /** Add `items` to a set that keeps the latest MAX_RESULT_IDS. */
@@ -218,6 +244,7 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
   let episodes = ended.length > 0 ? await recordEpisodes(deps.engine, ended, scope) : 0;
   if (clean.length > 0) episodes += await recordDocuments(deps.engine, clean, scope);
   // Everything read is now reflected in the store: advance the cursors.
+  noteSaid(s, read);
   s.offset = s.readOffset;
   s.buffered = [];
   const carried = s.openTurn?.length ?? 0;

@@ -53,8 +53,10 @@ export interface LiveSession extends SessionRecord {
    */
   toolResults?: Set<string>;
   /**
-   * What was said on transcript lines the turns leave out (a rewound branch; `ReadResult.elsewhere`,
-   * as `mergeTurns` compares words, hashed; the latest few thousand, in memory only).
+   * What was said on transcript lines outside the turns being merged: lines the turns leave out (a
+   * rewound branch; `ReadResult.elsewhere`) and the words of turns earlier flushes read (a Stop event
+   * that comes after a flush already read its message); as `mergeTurns` compares words, hashed; the
+   * latest few thousand, in memory only.
    */
   saidElsewhere?: Set<string>;
 }

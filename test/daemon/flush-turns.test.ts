@@ -143,6 +143,37 @@ describe('flush turns', () => {
     await engine.close();
   });
 
+  it('takes a Stop that comes after a flush already read its message for no new words (a real session, claudehistory: an API error before a compaction)', async () => {
+    const dir = tempDir('flush-');
+    const file = path.join(dir, 's1.jsonl');
+    const { engine, deps, episodes } = await episodeStore();
+    const s = liveSession(dir, file);
+    const apiError = 'API Error: 400 {"error":{"message":"This model\'s maximum context length is 131072 tokens."}}';
+    const answer = 'The to-dos are kept in localStorage under the key todoTasks; the export writes a JSON backup.';
+    const question = 'where are my to-dos stored in the end?';
+    fs.writeFileSync(
+      file,
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'fix the type errors in App.vue and build again' } }) +
+        line({ type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: apiError }] } }),
+    );
+    // The compaction's flush comes inside the turn: its Stop has not come yet.
+    s.pending = [entry('UserPromptSubmit', { prompt: 'fix the type errors in App.vue and build again' }, 1), entry('PreCompact', {}, 2)];
+    await flushSession(s, deps);
+    fs.appendFileSync(
+      file,
+      line({ type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: question } }) +
+        line({ type: 'assistant', uuid: 'a2', parentUuid: 'u2', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: answer }] } }),
+    );
+    // The earlier turn's Stop, with the message the first flush read, comes only now.
+    s.pending = [entry('Stop', { last_assistant_message: apiError }, 3), entry('UserPromptSubmit', { prompt: question }, 4), entry('Stop', { last_assistant_message: answer }, 5)];
+    await flushSession(s, deps);
+    const all = (await episodes()).join('\n');
+    assert.match(all, /where are my to-dos stored in the end\?[^\n]*(?:\n[^\n]*)*todoTasks/, `the question keeps its answer: ${all}`);
+    assert.doesNotMatch(all, /stored in the end\? → API Error/, 'the late Stop is not taken for its outcome');
+    assert.equal(all.split(apiError).length - 1, 1, 'the API error once, as the first turn’s outcome');
+    await engine.close();
+  });
+
   for (const restart of [false, true])
     it(`keeps a prompt typed ahead when ${restart ? 'the daemon restarts' : 'an idle flush comes'} between its queue line and the running turn taking it`, async () => {
       const dir = tempDir('flush-');
