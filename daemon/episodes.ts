@@ -34,6 +34,11 @@ const MAX_FILES = 8;
 const MAX_EPISODE = 2000;
 /** A request this short, without questions answered, continues the previous episode. */
 const FOLLOW_UP_CHARS = 80;
+/**
+ * Most of a follow-up's outcome its line keeps: a longer outcome (an answer, not "done") makes the
+ * follow-up an episode of its own, so nothing of it is cut away.
+ */
+const FOLLOW_UP_OUTCOME = 300;
 /** Requests that are a hook talking, not the user. */
 const NOT_A_REQUEST = /^(?:Stop hook feedback|\[Request interrupted)/;
 
@@ -305,7 +310,7 @@ function followUpText(d: EpisodeDraft): string {
     ...(d.commands?.length ? [`ran: ${commandsLine(d.commands.slice(0, FOLLOW_UP_COMMANDS))}`] : []),
     ...(d.commits?.length ? [`committed: ${d.commits.map((m) => clip(m.split('\n')[0]!, MAX_COMMAND)).join('; ')}`] : []),
   ];
-  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, 300)}` : ''}${also.length > 0 ? ` (${also.join('; ')})` : ''}`;
+  return `Then asked: ${clip(d.request, FOLLOW_UP_CHARS)}${d.outcome ? ` → ${clip(d.outcome, FOLLOW_UP_OUTCOME)}` : ''}${also.length > 0 ? ` (${also.join('; ')})` : ''}`;
 }
 
 export interface EpisodeScope {
@@ -370,7 +375,7 @@ export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[
     const records = episodeRecords(d);
     const follow = followUpText(d);
     if (records.length === 0 || records.every((blocks) => seen.has(blocks[0]!)) || (latest && latest.content.includes(follow))) continue;
-    const short = d.request.trim().length <= FOLLOW_UP_CHARS && d.qa.length === 0 && d.reports.length === 0 && !d.task;
+    const short = d.request.trim().length <= FOLLOW_UP_CHARS && d.outcome.trim().length <= FOLLOW_UP_OUTCOME && d.qa.length === 0 && d.reports.length === 0 && !d.task;
     if (short && latest && latest.content.length + follow.length + 1 <= MAX_EPISODE) {
       const rows = await engine.update(latest.memory_id, { content: `${latest.content}\n${follow}` });
       latest = rows[rows.length - 1] ?? latest;

@@ -259,4 +259,14 @@ describe('episodes', () => {
       ['Asked: where is the sqlite database\nOutcome: In ./data/observe.db.\nThen asked: thanks, commit it → Committed.'],
     );
   });
+
+  it('keeps a short question with a long answer as an episode of its own: its follow-up line would cut the answer (blind-40)', async () => {
+    const e = await engine();
+    const answer = `The to-dos are saved in the browser's localStorage under the key todoTasks. ${'The store writes them on every change through a deep watch, and the export button downloads a JSON backup named with the date. '.repeat(3)}`;
+    const turns = [turn('user', 'fix the type errors in App.vue', { kind: 'prompt' }), turn('assistant', 'Fixed both.'), turn('user', '帮我分析代码，我的待办事项最后存储在本地哪里了', { kind: 'prompt' }), turn('assistant', answer)];
+    await recordEpisodes(e, turns, scope);
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 10 })).results.map((r) => r.content).sort();
+    assert.equal(rows.length, 2, JSON.stringify(rows));
+    assert.ok(rows.some((r) => r.startsWith('Asked: 帮我分析代码') && r.includes(answer.trim().slice(-60))), 'the whole answer is kept');
+  });
 });
