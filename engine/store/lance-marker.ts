@@ -12,7 +12,7 @@ export interface Marker {
   vectorIndex: VectorIndexPlan | null;
   /** Set while the current view is rebuilt from the version log (absent: the view is whole up to `seq`). */
   rebuilding?: boolean;
-  /** How the stored full-text terms were made (lance-reterm.ts TERMS_FORMAT; absent: 1). */
+  /** How the stored full-text terms were made (TERMS_FORMAT, tokenize.ts; absent: 1, words only). */
   terms?: number;
 }
 

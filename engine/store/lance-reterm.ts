@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import { CJK, terms } from '../text/tokenize.js';
 import { FTS_COLUMN } from './lance-indexes.js';
 
-/** Rows rewritten by one update. */
+/** Rows rewritten by one merge. */
 const BATCH = 200;
 
 /** Rows of `table` whose stored terms are not what the tokenizer makes of their text now. */

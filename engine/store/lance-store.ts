@@ -26,6 +26,7 @@ import type { PlannedRow } from '../bitemporal.js';
 import { ConcurrencyGate } from '../concurrency-gate.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { MemoryFilter, VersionRow } from '../types.js';
+import { TERMS_FORMAT } from '../text/tokenize.js';
 import { Catalog, CATALOG_COLUMNS, catalogColumns } from './lance-catalog.js';
 import { tableDiagnostics, type LanceDiagnostics } from './lance-diagnostics.js';
 import { filterClauses, sqlNumber, sqlString, validityClause, whereOf } from './lance-filter.js';
@@ -37,7 +38,6 @@ import { resolveOptions, type LanceStoreOptions, type ResolvedLanceOptions } fro
 import { countMemories, IN_CHUNK, logRows, readRows, viewPage, viewRowsOf } from './lance-reads.js';
 import { repairView } from './lance-repair.js';
 import { retermTables } from './lance-reterm.js';
-import { TERMS_FORMAT } from '../text/tokenize.js';
 import { HeldView } from './lance-resident.js';
 import { groupBy, toLogRecord, type LanceRecord } from './lance-rows.js';
 import { loadLanceRuntime } from './lance-runtime.js';
