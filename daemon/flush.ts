@@ -73,8 +73,13 @@ function spoken(text: string): string {
 }
 
 /** A transcript line's words as `mergeTurns` compares them with the journal's (redacted, `spoken`), `role:…`. */
+function saidWords(role: string, text: string): string {
+  return `${role}:${spoken(redact(text).text)}`;
+}
+
+/** `saidWords`, hashed: how words said outside the turns being merged are remembered. */
 function saidKey(role: string, text: string): string {
-  return contentHash(`${role}:${spoken(redact(text).text)}`);
+  return contentHash(saidWords(role, text));
 }
 
 /** How much of a long message `prefixKey` keeps: well within what the journal keeps of a clipped one. */
@@ -99,7 +104,7 @@ export function mergeTurns(transcript: readonly Turn[], journal: readonly Turn[]
     if (t.toolUseId !== undefined && results.has(t.toolUseId)) return true;
     if (seen.has(contentHash(t.text))) return true;
     if (t.role === 'tool') return false;
-    said ??= transcript.filter((u) => u.role !== 'tool').map((u) => `${u.role}:${spoken(redact(u.text).text)}`);
+    said ??= transcript.filter((u) => u.role !== 'tool').map((u) => saidWords(u.role, u.text));
     const words = `${t.role}:${spoken(t.text.replace(CLIPPED, ''))}`;
     if (CLIPPED.test(t.text)) return said.some((u) => u.startsWith(words)) || (words.length >= SAID_PREFIX && elsewhere.has(prefixKey(words)));
     return said.includes(words) || elsewhere.has(contentHash(words));
@@ -160,7 +165,7 @@ function noteSaid(s: LiveSession, turns: readonly Turn[]): void {
   const said: string[] = [];
   for (const t of turns) {
     if (t.role === 'tool' || t.sidechain) continue;
-    const words = `${t.role}:${spoken(redact(t.text).text)}`;
+    const words = saidWords(t.role, t.text);
     said.push(contentHash(words));
     if (words.length >= SAID_PREFIX) said.push(prefixKey(words));
   }

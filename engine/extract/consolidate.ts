@@ -54,7 +54,7 @@ function withoutAsides(text: string): string {
  * is the same memory, and "Use pnpm (not npm)" and "Use pnpm (for workspaces)" say too little
  * without them to tell.
  */
-export function nearJaccard(a: string, b: string): number {
+function nearJaccard(a: string, b: string): number {
   const whole = termJaccard(a, b);
   const bareA = withoutAsides(a);
   const bareB = withoutAsides(b);

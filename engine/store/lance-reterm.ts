@@ -17,12 +17,12 @@ const BATCH = 200;
 async function staleTerms(table: lancedb.Table): Promise<Map<string, string>> {
   const t = await table.query().select(['version_id', 'content', FTS_COLUMN]).toArrow();
   const ids = t.getChild('version_id')!;
-  const content = t.getChild('content');
+  const content = t.getChild('content')!;
   const stored = t.getChild(FTS_COLUMN)!;
   const out = new Map<string, string>();
   for (let i = 0; i < t.numRows; i++) {
-    const text = content ? String(content.get(i)) : null;
-    if (text === null || !CJK.test(text)) continue;
+    const text = String(content.get(i));
+    if (!CJK.test(text)) continue;
     const want = terms(text).join(' ');
     if (want !== String(stored.get(i))) out.set(String(ids.get(i)), want);
   }
@@ -43,12 +43,12 @@ async function rewrite(table: lancedb.Table, wanted: ReadonlyMap<string, string>
 
 /**
  * Bring both tables' stored terms to TERMS_FORMAT. The current view keeps no text column of its
- * own: its rows take the terms the log's rows of the same version get. Returns how many rows of
- * the current view changed (its full-text index then no longer covers them).
+ * own: its rows take the terms the log's rows of the same version get (rows its full-text index
+ * then no longer covers, which the store folds back in when it opens).
  */
-export async function retermTables(versions: lancedb.Table, current: lancedb.Table, log: Logger): Promise<number> {
+export async function retermTables(versions: lancedb.Table, current: lancedb.Table, log: Logger): Promise<void> {
   const wanted = await staleTerms(versions);
-  if (wanted.size === 0) return 0;
+  if (wanted.size === 0) return;
   log.info('re-indexing the full text of memories in Chinese, Japanese or Korean (one-time)', { versions: wanted.size });
   await rewrite(versions, wanted);
   const inView = await current.query().select(['version_id', FTS_COLUMN]).toArrow();
@@ -60,5 +60,4 @@ export async function retermTables(versions: lancedb.Table, current: lancedb.Tab
     if (want !== undefined && want !== String(stored.get(i))) viewWanted.set(String(ids.get(i)), want);
   }
   await rewrite(current, viewWanted);
-  return viewWanted.size;
 }

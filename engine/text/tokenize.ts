@@ -49,10 +49,14 @@ export function terms(text: string): string[] {
  */
 export const TERMS_FORMAT = 2;
 
+/** The scripts whose runs become character pairs: Han, hiragana, katakana (with its long-vowel marks), Hangul. */
+const CJK_SCRIPTS = ['\\p{Script=Han}', '\\p{Script=Hiragana}', '[\\p{Script=Katakana}\\u30fc\\uff70]', '\\p{Script=Hangul}'];
 /** Whether a text holds Han, kana or Hangul (whose terms `terms` makes from character pairs). */
-export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\uff70]/u;
-/** Runs of one script: Han, hiragana, katakana (with its long-vowel mark), Hangul, or anything else. */
-const SCRIPT_RUN = /(\p{Script=Han}+)|(\p{Script=Hiragana}+)|([\p{Script=Katakana}\u30fc\uff70]+)|(\p{Script=Hangul}+)|([^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\uff70]+)/gu;
+export const CJK = new RegExp(CJK_SCRIPTS.join('|'), 'u');
+/** A run of one of those scripts; `split` by it alternates other text and runs. */
+const CJK_RUN = new RegExp(`(${CJK_SCRIPTS.map((s) => `${s}+`).join('|')})`, 'u');
+/** A hiragana run: Japanese particles and endings, dropped like stop words. */
+const HIRAGANA = /^\p{Script=Hiragana}/u;
 
 function latinTerms(word: string, out: string[]): void {
   for (const part of word.split(/[_'’-]/)) {
@@ -61,18 +65,16 @@ function latinTerms(word: string, out: string[]): void {
   }
 }
 
-/** The terms of a word that holds CJK text: character pairs of each run, other runs as words. */
+/** The terms of a word that holds CJK text: character pairs of each run, the text between as words. */
 function cjkTerms(word: string, out: string[]): void {
-  for (const m of word.matchAll(SCRIPT_RUN)) {
-    if (m[2]) continue;
-    if (m[5]) {
-      latinTerms(m[5], out);
-      continue;
-    }
-    const chars = [...m[0]];
+  word.split(CJK_RUN).forEach((part, i) => {
+    if (!part) return;
+    if (i % 2 === 0) return latinTerms(part, out);
+    if (HIRAGANA.test(part)) return;
+    const chars = [...part];
     if (chars.length === 1) out.push(chars[0]!);
-    for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
-  }
+    for (let c = 0; c + 1 < chars.length; c++) out.push(chars[c]! + chars[c + 1]!);
+  });
 }
 
 /** Most distinct terms of a query that take part in full-text search. */
