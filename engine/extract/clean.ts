@@ -3,6 +3,7 @@
  * edges, keep the statement as stated (first-person plural stays "we"), end it cleanly.
  */
 import { squeeze } from '../text/content.js';
+import { CJK } from '../text/tokenize.js';
 import { isKnownTool } from './synonyms.js';
 
 const LEADING =
@@ -16,10 +17,12 @@ export function cleanContent(sentence: string): string {
   s = s.replace(TRAILING, '');
   s = s.replace(LEADING, '');
   s = s.replace(/\bi\b(?=['’\s])/g, 'I');
+  // An English sentence starts with a capital; a CJK one that opens with a name keeps it as written ("main 브랜치에 …").
   const first = /^[a-z]+/.exec(s)?.[0];
-  if (first && !isKnownTool(first)) s = s[0]!.toUpperCase() + s.slice(1);
-  s = s.replace(/[\s,;:–-]+$/, '');
+  if (first && !isKnownTool(first) && !CJK.test(s)) s = s[0]!.toUpperCase() + s.slice(1);
+  s = s.replace(/[\s,;:–\-，、；：]+$/u, '');
   if (s.endsWith('?')) s = s.slice(0, -1) + '.';
-  if (!/[.!?]$/.test(s)) s += '.';
+  // Chinese and Japanese end a sentence with their own full stop; Korean, like English, with ".".
+  if (!/[.!?。！？]$/.test(s)) s += /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(s) ? '。' : '.';
   return s;
 }

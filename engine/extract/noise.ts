@@ -10,12 +10,15 @@ const CODE_PUNCT = /[;{}=()<>[\]]/;
 const CODE_END = /(?:[;{}]|=>|\\)$/;
 const CODE_TOKENS = /=>|===|!==|&&|\|\||::|\+\+|<\/\w+>|\w+\([^)]*\)\s*[;{]/;
 const SYMBOLS = /[{}[\]();=<>$|&*\\]/g;
+/** A run of Chinese, Japanese or Korean characters long enough to be words, not a label. */
+const CJK_WORDS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{4,}/u;
 
 /** A line of source code, markup, data or a shell command rather than prose. */
 export function isCodeLine(line: string): boolean {
   const t = line.trim();
   if (/^(?:\/\/|\/\*|\*\s|\*\/|#!|<[a-z][\w-]*[\s>/]|<\/|\$ |>>> |\w+@[\w.-]+:[~/])/.test(t)) return true;
-  if (/^"[^"]+"\s*:/.test(t) || /^[\w.-]+:\s*\S+$/.test(t) || /^\S+$/.test(t)) return true;
+  // One token without spaces is code or a name, but Chinese and Japanese write whole sentences so.
+  if (/^"[^"]+"\s*:/.test(t) || /^[\w.-]+:\s*\S+$/.test(t) || (/^\S+$/.test(t) && !CJK_WORDS.test(t))) return true;
   if (CODE_END.test(t) && !/[.!?]$/.test(t)) return true;
   if (CODE_TOKENS.test(t)) return true;
   if (CODE_KEYWORD_START.test(t) && CODE_PUNCT.test(t)) return true;

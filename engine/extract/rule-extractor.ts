@@ -15,6 +15,7 @@ import { normalizeContent } from '../text/content.js';
 import { words } from '../text/tokenize.js';
 import type { Category } from '../types.js';
 import { cleanContent } from './clean.js';
+import { isCjkSentence, readCjk } from './cjk.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { hedgePenalty, isAcknowledgement, isNarration, isQuestion, withoutIdioms } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
@@ -387,6 +388,11 @@ function proseDrafts(input: ExtractTurn): Draft[] {
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
+    if (isCjkSentence(text)) {
+      const draft = turn.role === 'tool' ? null : cjkDraft(text, turn.role, s.concluded || turn.kind === 'summary');
+      if (draft) out.push(draft);
+      continue;
+    }
     if (text.length > MAX_SENTENCE_CHARS || text.length < MIN_CHARS || words(text).length < MIN_WORDS || handsOver(text)) continue;
     if (isAcknowledgement(text) || APPROVAL.test(text)) continue;
     // A list item without a subject of its own takes its list's lead-in as one, or is no memory.
@@ -435,6 +441,18 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     out.push({ content, role: turn.role, scores, best: scored.best, personalCue: scored.personal, personalOk });
   }
   return out;
+}
+
+/** A Chinese, Japanese or Korean sentence as a draft (cjk.ts), by the same policy as an English one. */
+function cjkDraft(text: string, role: 'user' | 'assistant', concluded: boolean): Draft | null {
+  if (text.length > MAX_SENTENCE_CHARS || isAcknowledgement(text)) return null;
+  const read = readCjk(text, role, concluded);
+  if (!read) return null;
+  const content = cleanContent(text);
+  if (content.length > MAX_CONTENT_CHARS) return null;
+  const discount = role === 'assistant' ? ASSISTANT_DISCOUNT : 0;
+  const scores = new Map([...read.scores].map(([k, v]) => [k, Math.max(0, v - discount)] as const));
+  return { content, role, scores, best: read.best, personalCue: read.personal, personalOk: read.durable && !read.conditional };
 }
 
 /**

@@ -279,8 +279,18 @@ export function splitSentences(input: string): string[] {
   }
   const rest = text.slice(start).trim();
   if (rest) out.push(rest);
-  return out.filter((s) => s.length > 0).flatMap(splitRunOn);
+  return out
+    .flatMap((s) => s.split(CJK_END))
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .flatMap(splitRunOn);
 }
+
+/**
+ * Where a Chinese, Japanese or Korean sentence ends: after a full-width full stop, exclamation or
+ * question mark, which takes no space after it ("已修复。以后都用 pnpm。").
+ */
+const CJK_END = /(?<=[。！？])(?!["'」』）)\]])/u;
 
 /** "1. " or "2) " where a sentence may start: at the text's start or after ":", ";" or a sentence end. */
 const INLINE_MARKER = /(^|[:;.!?]\s+)(\d{1,2})[.)]\s+(?=\S)/g;

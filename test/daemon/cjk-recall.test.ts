@@ -1,7 +1,8 @@
 /**
  * Japanese and Chinese through the real hooks, CLI and daemon: text without spaces between words is
  * indexed by character pairs, so a prompt asked in Japanese finds the memory and the episode that
- * say it in other words around it, and one that shares no word with them finds nothing.
+ * say it in other words around it, and one that shares no word with them finds nothing. A rule
+ * typed in Chinese, Japanese or Korean is extracted as one; a request for now is not.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -34,6 +35,37 @@ describe('recall of Japanese and Chinese text', () => {
     assert.equal(out.code, 0, out.stderr);
     return (JSON.parse(out.stdout) as { results: { content: string }[] }).results.map((r) => r.content);
   };
+
+  /** One session of typed prompts, each answered, through the real hooks; flushed. */
+  const session = async (id: string, prompts: readonly string[]): Promise<void> => {
+    const transcript = path.join(tempDir('cc-'), `${id}.jsonl`);
+    const base = { session_id: id, cwd: repo, transcript_path: transcript };
+    fs.writeFileSync(transcript, '');
+    await runHook('SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' }, d.env, repo);
+    for (const [i, prompt] of prompts.entries()) {
+      await runHook('UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt }, d.env, repo);
+      fs.appendFileSync(
+        transcript,
+        line({ type: 'user', uuid: `${id}-u${i}`, parentUuid: i === 0 ? null : `${id}-a${i - 1}`, timestamp: `2026-01-01T00:0${i}:00Z`, message: { role: 'user', content: prompt } }) +
+          line({ type: 'assistant', uuid: `${id}-a${i}`, parentUuid: `${id}-u${i}`, timestamp: `2026-01-01T00:0${i}:01Z`, message: { id: `${id}-m${i}`, role: 'assistant', content: [{ type: 'text', text: '好的。' }] } }),
+      );
+      await runHook('Stop', { ...base, hook_event_name: 'Stop', stop_hook_active: false }, d.env, repo);
+    }
+    await runHook('SessionEnd', { ...base, hook_event_name: 'SessionEnd', reason: 'other' }, d.env, repo);
+    await d.client.flush();
+  };
+
+  it('extracts a rule typed in Chinese, Japanese or Korean, and no request for now', async () => {
+    await session('cjk-rules', ['以后所有的提交信息都用中文写，不要用英文。', '帮我修复这个构建错误', 'テストは必ず pnpm test で実行すること。', 'README を確認してください。', '앞으로 커밋 메시지는 한국어로 작성해 주세요.', '커밋해줘.']);
+    const out = await cli(['list', '--json', '--limit', '50'], d.env, repo);
+    assert.equal(out.code, 0, out.stderr);
+    const memories = (JSON.parse(out.stdout) as { results: { content: string; category: string; metadata?: { kind?: string } }[] }).results.filter((m) => m.metadata?.kind !== 'episode');
+    const got = memories.map((m) => `${m.category}: ${m.content}`).sort();
+    assert.ok(got.some((m) => /^convention: 以后所有的提交信息都用中文写/.test(m)), JSON.stringify(got));
+    assert.ok(got.some((m) => /^constraint: テストは必ず pnpm test/.test(m)), JSON.stringify(got));
+    assert.ok(got.some((m) => /^convention: 앞으로 커밋 메시지는 한국어로/.test(m)), JSON.stringify(got));
+    assert.ok(!got.some((m) => /帮我修复|確認してください|커밋해줘/.test(m)), `no request for now is a memory: ${JSON.stringify(got)}`);
+  });
 
   it('finds a Japanese memory and a Japanese episode by a Japanese question, and nothing for an unrelated one', async () => {
     assert.equal((await cli(['remember', 'リリースはタグを push して release.yml に任せる。手動の cargo publish はしない。'], d.env, repo)).code, 0);

@@ -1,0 +1,151 @@
+/**
+ * Statements in Chinese, Japanese and Korean. The English cues (cues.ts) and the shapes of a
+ * request (rule-extractor.ts) read words between spaces; these languages mark a rule, a request or
+ * a question with characters and endings instead ("以后都用 pnpm", "コミットメッセージは日本語で書くこと",
+ * "커밋해줘"). A sentence written mostly in them is read here, by the same policy as an English one:
+ *
+ * - no cue, no memory; a question, a request for now ("帮我修复", "確認してください", "커밋해줘") or
+ *   the assistant's narration is never one, unless it says it lasts ("以后", "今後", "앞으로" …);
+ * - a request to write a rule down ("…할 수 있도록 가이드를 추가해줘") is the rule it dictates;
+ * - the assistant counts only when it concludes: a root cause that names something, a summary's
+ *   line, or a decision or constraint it says lasts;
+ * - a preference goes to every repository only when it lasts and is not conditional.
+ *
+ * No dictionary: the cue words are few and fixed, and a sentence that has none is left to its
+ * episode, which is searchable in these languages (tokenize.ts).
+ */
+import type { Category } from '../types.js';
+import { CJK } from '../text/tokenize.js';
+import { bestOf } from './cues.js';
+import { namesNothing } from './shapes.js';
+
+export interface CjkReading {
+  scores: Map<Category, number>;
+  best: Category;
+  /** A taste of the speaker's own ("我更喜欢…", "私は…が好き"). */
+  personal: boolean;
+  /** Says it lasts ("以后", "常に", "항상") or is a rule to write down. */
+  durable: boolean;
+  /** Hedged by a circumstance ("如果…", "…なら", "…라면"): this project's call, not a taste. */
+  conditional: boolean;
+}
+
+/** Fewest CJK characters a statement holds (a shorter one is a fragment: "好的", "了解です"). */
+const MIN_CJK_CHARS = 6;
+/**
+ * CJK characters a sentence holds at least per word in other scripts to be read here. A character
+ * is about a word in Chinese and half of one in Japanese and Korean, so a sentence in these
+ * languages with identifiers in it ("根本原因是 vite.config.ts 的 additionalData …") qualifies, and an
+ * English one naming a thing in them ("Use the 待办事项 app") does not.
+ */
+const CJK_PER_WORD = 2;
+
+const CJK_CHAR = new RegExp(CJK.source, 'gu');
+/** A word in another script (CJK characters are blanked out first). */
+const OTHER_WORD = /[\p{L}\p{N}][\p{L}\p{N}_'’-]*/gu;
+
+/** Written mostly in Chinese, Japanese or Korean (identifiers and commands in Latin letters aside). */
+export function isCjkSentence(text: string): boolean {
+  const cjk = text.match(CJK_CHAR)?.length ?? 0;
+  return cjk > 0 && cjk >= (text.replace(CJK_CHAR, ' ').match(OTHER_WORD)?.length ?? 0) * CJK_PER_WORD;
+}
+
+/** Enough of it to state something. */
+const longEnough = (text: string): boolean => (text.match(CJK_CHAR)?.length ?? 0) >= MIN_CJK_CHARS;
+
+/** A question: a question mark, or a question's ending (吗, ですか, 까요 …). */
+const QUESTION =
+  /[?？]\s*$|(?:吗|嗎|呢|么|麼)[。.!！]?\s*$|(?:ですか|ますか|でしょうか|かな|だろうか|のか)[。.]?\s*$|(?:까|나요|니|냐|가요|을까요|ㄹ까|는지)[.。]?\s*$/u;
+
+/** Says it lasts beyond the moment. */
+const DURABLE =
+  /以后|以後|今后|今後|往后|从现在开始|從現在開始|从今以后|從今以後|一律|始终|始終|总是|總是|永远|永遠|每次|默认|默認|任何时候|任何時候|所有的?(?:代码|文件|提交|文档|回复)|これから(?:は|も)|常に|必ず|いつも|毎回|原則|二度と|すべての|全ての|앞으로|이제부터|항상|언제나|반드시|매번|기본적으로|원칙적으로|모든/u;
+
+/** Conditioned on a circumstance. */
+const CONDITIONAL = /如果|假如|要是|的话|若是|なら(?:ば)?(?![ない])|(?<!なけ)れば|たら|라면|다면|경우/u;
+
+/** A request for the task at hand, addressed to the assistant. */
+const REQUEST =
+  /帮我|幫我|帮忙|幫忙|请你|請你|^请|^請|给我|給我|麻烦|麻煩|一下|试试|試試|看看|吧[。！!]?\s*$|(?:して|て|で)(?:ください|下さい|くれ|くださ|ほしい|欲しい|もらえ|いただけ)|お願い|しよう|しましょう|やって|(?:して|て)[。！!]?\s*$|해\s?줘|해\s?주세요|해\s?줄래|해\s?주실|주세요|부탁|하자|합시다|해\s?봐|해라|줘[.。!]?\s*$/u;
+
+/** A request to write a rule down: the rule noun and a verb of adding or writing it. */
+const DICTATED_RULE =
+  /(?:规则|規則|规范|規範|约定|約定|指南|准则|準則|ルール|規約|ガイド(?:ライン)?|指示|규칙|가이드(?:라인)?|지침|규약|컨벤션)[^。.!！]{0,12}(?:追加|添加|加入|加上|写|寫|記載|書|추가|작성|넣|명시)/u;
+
+/** The assistant concludes: a recap line, a root cause. */
+const CONCLUSION = /^(?:总结|總結|结论|結論|决定|決定|まとめ|要約|결론|요약|결정)\s*[:：]/u;
+const ROOT_CAUSE = /根本原因|根因|原因是|原因在于|原因在於|是由于|是由於|根本的な原因|原因は|が原因|근본\s?원인|원인은|원인이었/u;
+
+/** The assistant telling what it does next ("让我检查一下", "まず確認します", "이제 테스트를 실행하겠습니다"). */
+const NARRATION =
+  /^(?:让我|讓我|我来|我來|我先|我将|我將|我会|我會|接下来|接下來|现在|現在|首先|まず|次に|では|それでは|続いて|먼저|이제|다음으로)|(?:します|しますね|してみます|いたします|しましょう)[。.]?\s*$|(?:하겠습니다|할게요|해볼게요|하겠다)[.。]?\s*$/u;
+
+/** Tentative statements lower a cue's score. */
+const HEDGE = /可能|也许|也許|或许|或許|大概|似乎|好像|たぶん|多分|かもしれ|ようです|みたい|아마|(?:것|거|꺼)\s?같|듯/u;
+/** A proposal, not a conclusion ("建议…", "…といいでしょう", "…하면 좋겠습니다"). */
+const PROPOSAL = /建议|建議|推荐|推薦|不妨|可以考虑|可以考慮|おすすめ|お勧め|といい(?:でしょう|です|かと)|と良い|검토해|제안|좋겠|좋을\s?것|추천/u;
+const HEDGE_PENALTY = 0.15;
+
+interface Cue {
+  category: Category;
+  weight: number;
+  re: RegExp;
+  personal?: boolean;
+}
+const cue = (category: Category, weight: number, re: RegExp, personal = false): Cue => ({ category, weight, re, personal });
+
+const CUES: readonly Cue[] = [
+  cue('decision', 0.85, /决定|決定|定下来|選定|选定|采用|採用|改用|换成|換成|统一(?:用|使用|为|成)|統一(?:用|使用|為|成)|就用|に決め|ことにし(?:た|ました)|を採用|に統一|に切り替え|결정|채택|(?:로|으로)\s?통일|하기로|쓰기로|사용하기로/u),
+
+  cue('constraint', 0.85, /禁止|严禁|嚴禁|不得|不准|不许|不許|不允许|不允許|必须|必須|务必|務必|一定要|绝对不|絕對不|千万不要|千萬不要|永远不要|永遠不要|厳禁|してはいけない|してはならない|しては(?:いけ|なら|ダメ|だめ)|べからず|なければ(?:なら|いけ)|絶対に|決して|금지|절대|(?:면|으면)\s?안\s?(?:돼|됩니다|된다)|반드시|않아야|말\s?것/u),
+  // "Don't" before a verb of changing or using something ("别改", "不能直接推送"), not "别名" (alias)
+  // or "不能运行" (does not run).
+  cue('constraint', 0.75, /不要|(?:不能|不可以|别|別)(?:再|用|使用|改|修改|动|動|删|刪|碰|加|添加|提交|推送|写|寫|引入|安装|安裝|依赖|依賴|直接)|しないこと|しないで|ないこと|ないように|必ず|必須|하지\s?(?:마|말|않도록)|해야\s?(?:한다|합니다|해요|함)|필수/u),
+
+  cue('preference', 0.8, /我(?:一直|向来|向來|总是|總是|更|比较|比較|一般|通常|个人|個人){0,3}(?:喜欢|喜歡|偏好|偏爱|偏愛|倾向|傾向|习惯|習慣|讨厌|討厭|不喜欢|不喜歡)|我的(?:偏好|习惯|習慣)|(?:私|僕|俺|自分)(?:は|が)[^。]{0,20}(?:好き|好み|嫌い|好む)|(?:の方が|ほうが)(?:好き|好み|いい)|好みは|(?:저는|나는|전|난)\s?[^.。]{0,20}(?:선호|좋아|싫어)|선호(?:합니다|해요|한다|해)|제\s?취향/u, true),
+
+  cue('convention', 0.75, /约定|約定|规范|規範|惯例|慣例|(?<!重)命名|代码风格|代碼風格|统一使用|統一使用|規約|命名規則|ルール|コーディングスタイル|スタイルガイド|で統一|규칙|컨벤션|규약|네이밍|코딩\s?스타일|스타일\s?가이드/u),
+  // The language things are written in: "用中文回复", "日本語で記述", "한국어로 작성".
+  cue('convention', 0.8, /(?:用|使用|以)(?:中文|英文|英语|英語|日语|日語|韩语|韓語)|(?:日本語|英語|中国語|韓国語)で|(?:한국어|한글|영어|일본어|중국어)로/u),
+
+  cue('fact', 0.75, ROOT_CAUSE),
+  cue('fact', 0.75, /(?:端口|埠|ポート|포트)\s*(?:号|番号|번호)?\s*(?:是|为|為|は|:|：|=)?\s*\d{2,5}\b/u),
+  cue('fact', 0.65, /(?:位于|位於|存放在|保存在|存储在|儲存在|放在)|に(?:保存|格納|配置)され|에\s?(?:저장|위치)(?:된다|됩니다|되어|돼)/u),
+
+  cue('context', 0.7, /(?:本|这个|這個|该|該)(?:项目|項目|仓库|倉庫)(?:使用|基于|基於|采用|採用|是)|(?:この|本)(?:プロジェクト|リポジトリ)は|(?:이|본)\s?(?:프로젝트|저장소|레포)는/u),
+
+  cue('note', 0.65, /^(?:注意|记住|記住|覚えて|留意|참고로|기억)/u),
+];
+
+/**
+ * How a CJK sentence reads, or null when it is no memory: too short, a question, a request for now,
+ * the assistant's narration or a line that does not conclude, or no cue at all.
+ */
+export function readCjk(text: string, role: 'user' | 'assistant', concluded: boolean): CjkReading | null {
+  const t = text.trim();
+  if (!longEnough(t) || QUESTION.test(t)) return null;
+  const dictated = role === 'user' && DICTATED_RULE.test(t);
+  const durable = DURABLE.test(t) || dictated;
+  if (role === 'user' && REQUEST.test(t) && !durable) return null;
+  // A root cause that names nothing to look up explains one failure, as in English (rule-extractor.ts).
+  const concludes = concluded || CONCLUSION.test(t) || (ROOT_CAUSE.test(t) && !namesNothing(t));
+  if (role === 'assistant' && (NARRATION.test(t) || PROPOSAL.test(t) || !(concludes || durable))) return null;
+  const scores = new Map<Category, number>();
+  let personal = false;
+  for (const c of CUES) {
+    if (!c.re.test(t)) continue;
+    if ((scores.get(c.category) ?? 0) < c.weight) scores.set(c.category, c.weight);
+    if (c.personal) personal = true;
+  }
+  // A rule to write down is a convention, whatever else it names.
+  if (dictated) scores.set('convention', Math.max(scores.get('convention') ?? 0, 0.8));
+  if (scores.size === 0) return null;
+  // The assistant's lasting words count only for what it decided ("今後は pnpm に統一しました"): its
+  // "must" and "always" explain or forecast ("모든 필수 필드를 포함한 … 작성하게 됩니다").
+  if (role === 'assistant' && !concludes && !scores.has('decision')) return null;
+  const penalty = HEDGE.test(t) ? HEDGE_PENALTY : 0;
+  const bonus = durable ? 0.05 : 0;
+  for (const [k, v] of scores) scores.set(k, Math.max(0, Math.min(0.95, v + bonus - penalty)));
+  const best = bestOf(scores);
+  return { scores, best, personal: personal && best === 'preference', durable, conditional: CONDITIONAL.test(t) };
+}
