@@ -59,6 +59,18 @@ describe('extraction in Chinese, Japanese and Korean', () => {
     assert.equal(conditional?.space, 'project', 'conditional ("如果…的话"): not for every repository');
   });
 
+  it("keeps the language the assistant should always answer in as the user's own", async () => {
+    const got = await extract([user('请始终使用中文回复。'), user('これからは常に日本語で回答してください'), user('앞으로 항상 한국어로 답변해 주세요.')]);
+    assert.deepEqual(
+      got.map((c) => [c.category, c.space]),
+      [
+        ['preference', 'personal'],
+        ['preference', 'personal'],
+        ['preference', 'personal'],
+      ],
+    );
+  });
+
   it('stores the rule a request asks to write down', async () => {
     // Typed in agentstuff-4b1079c4 (an @-mention of CLAUDE.md before it).
     const [rule] = await extract([user('CLAUDE.md 에 내용이 300줄을 넘어갈 경우, 사용자에게 분리가 필요하다고 알림을 줄 수 있도록 가이드를 추가해줘.')]);
