@@ -77,10 +77,16 @@ export function isNarration(sentence: string): boolean {
   );
 }
 
+/** What a guess at the state of things costs a cue: more than a hedge, so a fact's cue (0.6–0.75) falls below 0.5. */
+const POSSIBILITY = 0.3;
+
 /** Tentative or hypothetical statements; they lower a cue's score rather than veto it. */
 export function hedgePenalty(sentence: string): number {
   let p = 0;
   if (/\b(?:maybe|perhaps|might|not sure|i wonder|probably|could try|what if|thinking about|considering|leaning)\b/i.test(sentence)) p += 0.25;
+  // A guess at what is the case ("the application may not be listening on port 5000", "it could have
+  // failed"). "May not" alone forbids ("you may not use X") and stays a cue.
+  else if (/\b(?:may|could) (?:not |well )?(?:be \w+ing|have (?:been|\w+ed))\b/i.test(sentence)) p += POSSIBILITY;
   if (/^(?:if|unless|whether|in case)\b/i.test(sentence.trim())) p += 0.3;
   // A plan for some day ("we should migrate to ESM at some point") is no decision yet.
   if (/\b(?:at some point|some ?day|one day|down the (?:road|line)|in the long run|sooner or later)\b/i.test(sentence)) p += 0.25;

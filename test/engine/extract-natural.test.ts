@@ -626,4 +626,14 @@ describe('extraction on natural text', () => {
     assert.ok(texts.some((t) => /C17/.test(t)), JSON.stringify(texts));
     assert.ok(!texts.some((t) => /let me/i.test(t)));
   });
+
+  it('stores no guess at the state of things, and keeps what the same words state', async () => {
+    // Replit's deploy error, pasted by the user in blind-41 (supercartolamanagerv5-eac385e2).
+    assert.deepEqual(await extract([user('The application may not be listening on port 5000, which is required for the deployment to become ready.')]), []);
+    assert.deepEqual(await extract([user('The server could have crashed on port 5000 during the restart.')]), []);
+    const [stated] = await extract([user('The application listens on port 5000 in production.')]);
+    assert.equal(stated?.category, 'fact');
+    const [forbids] = await extract([user('You may not use the staging database for load tests.')]);
+    assert.equal(forbids?.category, 'constraint', '"may not" alone still forbids');
+  });
 });
