@@ -30,8 +30,8 @@ export interface CjkReading {
   conditional: boolean;
 }
 
-/** Fewest CJK characters a statement holds (a shorter one is a fragment: "好的", "了解です"). */
-const MIN_CJK_CHARS = 6;
+/** Fewest CJK characters a statement holds (a shorter one is a fragment: "好的", "了解"). */
+const MIN_CJK_CHARS = 4;
 /**
  * CJK characters a sentence holds at least per word in other scripts to be read here. A character
  * is about a word in Chinese and half of one in Japanese and Korean, so a sentence in these
@@ -41,13 +41,15 @@ const MIN_CJK_CHARS = 6;
 const CJK_PER_WORD = 2;
 
 const CJK_CHAR = new RegExp(CJK.source, 'gu');
-/** A word in another script (CJK characters are blanked out first). */
-const OTHER_WORD = /[\p{L}\p{N}][\p{L}\p{N}_'’-]*/gu;
+/** A word in another script (CJK characters are blanked out first); a file name ("STATE.md") is one. */
+const OTHER_WORD = /[\p{L}\p{N}][\p{L}\p{N}_./'’-]*/gu;
+/** A code span: a name, not words of the sentence's language. */
+const CODE_SPAN = /`[^`]*`/g;
 
 /** Written mostly in Chinese, Japanese or Korean (identifiers and commands in Latin letters aside). */
 export function isCjkSentence(text: string): boolean {
   const cjk = text.match(CJK_CHAR)?.length ?? 0;
-  return cjk > 0 && cjk >= (text.replace(CJK_CHAR, ' ').match(OTHER_WORD)?.length ?? 0) * CJK_PER_WORD;
+  return cjk > 0 && cjk >= (text.replace(CODE_SPAN, ' ').replace(CJK_CHAR, ' ').match(OTHER_WORD)?.length ?? 0) * CJK_PER_WORD;
 }
 
 /** Enough of it to state something. */
@@ -64,6 +66,9 @@ const DURABLE =
 /** Conditioned on a circumstance. */
 const CONDITIONAL = /如果|假如|要是|的话|若是|なら(?:ば)?(?![ない])|(?<!なけ)れば|たら|라면|다면|경우/u;
 
+/** The user remarking on what they see ("…들어간거같아", "…だと思う", "…気がします"): an observation, not a rule. */
+const MUSING = /(?:것|거|꺼)\s?같(?:아|아요|습니다|네|다)[.。]?\s*$|(?:と思う|と思います|気がする|気がします|気もしています|気もする)[。.]?\s*$/u;
+
 /** A request for the task at hand, addressed to the assistant. */
 const REQUEST =
   /帮我|幫我|帮忙|幫忙|请你|請你|^请|^請|给我|給我|麻烦|麻煩|一下|试试|試試|看看|吧[。！!]?\s*$|(?:して|て|で)(?:ください|下さい|くれ|くださ|ほしい|欲しい|もらえ|いただけ)|お願い|しよう|しましょう|やって|(?:して|て)[。！!]?\s*$|해\s?줘|해\s?주세요|해\s?줄래|해\s?주실|주세요|부탁|하자|합시다|해\s?봐|해라|줘[.。!]?\s*$/u;
@@ -76,9 +81,12 @@ const DICTATED_RULE =
 const CONCLUSION = /^(?:总结|總結|结论|結論|决定|決定|まとめ|要約|결론|요약|결정)\s*[:：]/u;
 const ROOT_CAUSE = /根本原因|根因|原因是|原因在于|原因在於|是由于|是由於|根本的な原因|原因は|が原因|근본\s?원인|원인은|원인이었/u;
 
-/** The assistant telling what it does next ("让我检查一下", "まず確認します", "이제 테스트를 실행하겠습니다"). */
+/**
+ * Telling what one does next or is doing ("让我检查一下", "我正在添加…", "まず確認します", "이제 테스트를
+ * 실행하겠습니다"): the assistant's narration, or the user's own doing.
+ */
 const NARRATION =
-  /^(?:让我|讓我|我来|我來|我先|我将|我將|我会|我會|接下来|接下來|现在|現在|首先|まず|次に|では|それでは|続いて|먼저|이제|다음으로)|(?:します|しますね|してみます|いたします|しましょう)[。.]?\s*$|(?:하겠습니다|할게요|해볼게요|하겠다)[.。]?\s*$/u;
+  /^(?:让我|讓我|我来|我來|我先|我将|我將|我会|我會|我正在|我已经|我已經|我刚|我剛|接下来|接下來|现在|現在|首先|まず|次に|では|それでは|続いて|먼저|이제|다음으로)|(?:します|しますね|してみます|いたします|しましょう)[。.]?\s*$|(?:하겠습니다|할게요|해볼게요|하겠다)[.。]?\s*$/u;
 
 /** Tentative statements lower a cue's score. */
 const HEDGE = /可能|也许|也許|或许|或許|大概|似乎|好像|たぶん|多分|かもしれ|ようです|みたい|아마|(?:것|거|꺼)\s?같|듯/u;
@@ -95,21 +103,35 @@ interface Cue {
 const cue = (category: Category, weight: number, re: RegExp, personal = false): Cue => ({ category, weight, re, personal });
 
 const CUES: readonly Cue[] = [
+  // One way chosen over another ("…实现，而非解码目录名", "命令形で書く（…ではなく…）", "실제 값 대신 …").
+  cue('decision', 0.7, /而非|而不是|ではなく|の代わりに|대신|가 아니라|이 아니라/u),
   cue('decision', 0.85, /决定|決定|定下来|選定|选定|采用|採用|改用|换成|換成|统一(?:用|使用|为|成)|統一(?:用|使用|為|成)|就用|に決め|ことにし(?:た|ました)|を採用|に統一|に切り替え|결정|채택|(?:로|으로)\s?통일|하기로|쓰기로|사용하기로/u),
 
   cue('constraint', 0.85, /禁止|严禁|嚴禁|不得|不准|不许|不許|不允许|不允許|必须|必須|务必|務必|一定要|绝对不|絕對不|千万不要|千萬不要|永远不要|永遠不要|厳禁|してはいけない|してはならない|しては(?:いけ|なら|ダメ|だめ)|べからず|なければ(?:なら|いけ)|絶対に|決して|금지|절대|(?:면|으면)\s?안\s?(?:돼|됩니다|된다)|반드시|않아야|말\s?것/u),
   // "Don't" before a verb of changing or using something ("别改", "不能直接推送"), not "别名" (alias)
   // or "不能运行" (does not run).
-  cue('constraint', 0.75, /不要|(?:不能|不可以|别|別)(?:再|用|使用|改|修改|动|動|删|刪|碰|加|添加|提交|推送|写|寫|引入|安装|安裝|依赖|依賴|直接)|しないこと|しないで|ないこと|ないように|必ず|必須|하지\s?(?:마|말|않도록)|해야\s?(?:한다|합니다|해요|함)|필수/u),
+  cue('constraint', 0.75, /不要|(?:不能|不可以|别|別)(?:再|用|使用|改|修改|动|動|删|刪|碰|加|添加|提交|推送|写|寫|引入|安装|安裝|依赖|依賴|直接)|しないこと|しないで|ないこと[。]?\s*$|ないように|必ず|必須|하지\s?(?:마|말|않도록)|해야\s?(?:한다|합니다|해요|함)|필수/u),
+  // "Don't …" written as a rule: 不 before a verb of doing ("不编辑生成目录", "不执行破坏性命令"), 避免
+  // (avoid), "…をハードコードしない" (a plain negative after its object), "…지 마세요".
+  cue('constraint', 0.75, /(?:^|[，,；;：:]\s*)不(?:执行|執行|编辑|編輯|修改|提交|推送|使用|删除|刪除|引入|添加|硬编码|硬編碼|暴露|跳过|跳過|关闭|關閉)|避免|を[^。、]{1,30}しない(?:こと)?[。]?\s*$|必要が(?:ある|あります)|지\s?(?:마세요|마십시오|마라|말\s?것|말아\s?주세요)/u),
+  // A limit with its number ("覆盖率不低于 80%", "50文字以内", "최대 600줄").
+  cue('constraint', 0.75, /(?:不低于|不少于|不超过|不超過|至少|最多|最大|最小|최대|최소)\s*\d|\d+\s*(?:%|％|行|字|文字|个|個|줄|자|개)?\s*(?:以内|以下|以上|未満|이하|이상|이내|초과)/u),
 
   cue('preference', 0.8, /我(?:一直|向来|向來|总是|總是|更|比较|比較|一般|通常|个人|個人){0,3}(?:喜欢|喜歡|偏好|偏爱|偏愛|倾向|傾向|习惯|習慣|讨厌|討厭|不喜欢|不喜歡)|我的(?:偏好|习惯|習慣)|(?:私|僕|俺|自分)(?:は|が)[^。]{0,20}(?:好き|好み|嫌い|好む)|(?:の方が|ほうが)(?:好き|好み|いい)|好みは|(?:저는|나는|전|난)\s?[^.。]{0,20}(?:선호|좋아|싫어)|선호(?:합니다|해요|한다|해)|제\s?취향/u, true),
 
   cue('convention', 0.75, /约定|約定|规范|規範|惯例|慣例|(?<!重)命名|代码风格|代碼風格|统一使用|統一使用|規約|命名規則|ルール|コーディングスタイル|スタイルガイド|で統一|규칙|컨벤션|규약|네이밍|코딩\s?스타일|스타일\s?가이드/u),
+  // How a thing is done where a choice exists: "优先使用 pnpm", "尽量用相对路径", "可能な限り const を使用".
+  cue('convention', 0.75, /优先(?:使用|用|选择|選擇|采用|採用)|優先(?:使用|用)|尽量|盡量|尽可能|盡可能|可能な限り|できるだけ|なるべく|가능한\s?한|가급적|최대한/u),
+  // Names, prefixes and indentation ("ブール値は is で開始", "Interface: I 접두사", "缩进使用 2 个空格").
+  cue('convention', 0.75, /前缀|前綴|开头|開頭|接頭辞|プレフィックス|で(?:開始|始め|始ま)|접두사|(?:로|으로)\s?시작|缩进|縮進|インデント|들여쓰기|(?:驼峰|蛇形|帕斯卡|短横线|短橫線)|(?:キャメル|スネーク|パスカル|ケバブ)ケース|(?:카멜|스네이크|파스칼|케밥)\s?케이스/u),
+  // How commit messages are written, and a practice written as "…を使用する" / "…で書く".
+  cue('convention', 0.8, /(?:提交信息|提交消息|commit\s?(?:信息|消息|message)|コミットメッセージ|커밋\s?메시지)[^。.]{0,40}(?:用|使用|写|寫|格式|规范|規範|で|は|는|로|으로|작성)/u),
+  cue('convention', 0.7, /を(?:使用|使う|利用)する(?:こと)?[。]?\s*$|で(?:書く|記述する|統一する)(?:こと)?[。]?\s*$/u),
   // The language things are written in: "用中文回复", "日本語で記述", "한국어로 작성".
   cue('convention', 0.8, /(?:用|使用|以)(?:中文|英文|英语|英語|日语|日語|韩语|韓語)|(?:日本語|英語|中国語|韓国語)で|(?:한국어|한글|영어|일본어|중국어)로/u),
 
   // The language the assistant answers in: the user's own taste, like "please always answer in Japanese".
-  cue('preference', 0.85, /(?:用|使用|以)(?:中文|英文|英语|英語|日语|日語|韩语|韓語)(?:来|來)?(?:回复|回覆|回答|答复|答覆|交流|沟通|溝通)|(?:日本語|英語|中国語|韓国語)で(?:回答|返信|返答|答え|応答|会話)|(?:한국어|한글|영어|일본어|중국어)로\s?(?:답변|응답|대답|답해|대화)/u, true),
+  cue('preference', 0.85, /(?:用|使用|以)(?:中文|英文|英语|英語|日语|日語|韩语|韓語)(?:来|來)?(?:回复|回覆|回答|答复|答覆|交流|沟通|溝通)|(?:日本語|英語|中国語|韓国語)で(?:回答|返信|返答|答え|応答|会話)|(?:한국어|한글|영어|일본어|중국어)로\s?(?:답변|응답|대답|답해|대화)|(?:交流|回复|回覆|回答|输出|輸出)语言|(?:回答|応答|返信|出力)言語|(?:응답|답변|대화|출력)\s?언어/u, true),
 
   cue('fact', 0.75, ROOT_CAUSE),
   cue('fact', 0.75, /(?:端口|埠|ポート|포트)\s*(?:号|番号|번호)?\s*(?:是|为|為|は|:|：|=)?\s*\d{2,5}\b/u),
@@ -129,7 +151,7 @@ export function readCjk(text: string, role: 'user' | 'assistant', concluded: boo
   if (!longEnough(t) || QUESTION.test(t)) return null;
   const dictated = role === 'user' && DICTATED_RULE.test(t);
   const durable = DURABLE.test(t) || dictated;
-  if (role === 'user' && REQUEST.test(t) && !durable) return null;
+  if (role === 'user' && (REQUEST.test(t) || MUSING.test(t) || NARRATION.test(t)) && !durable) return null;
   // A root cause that names nothing to look up explains one failure, as in English (rule-extractor.ts).
   const concludes = concluded || CONCLUSION.test(t) || (ROOT_CAUSE.test(t) && !namesNothing(t));
   if (role === 'assistant' && (NARRATION.test(t) || PROPOSAL.test(t) || !(concludes || durable))) return null;

@@ -2,8 +2,12 @@
  * Extraction of statements in Chinese, Japanese and Korean (engine/extract/cjk.ts): a lasting rule
  * is a memory, a request for now, a question or the assistant's narration is not. The requests and
  * narration below are real: typed (or written) in the public sessions of test/fixtures/transcripts.
+ * The corpus of test/fixtures/cjk-statements holds 150 more, collected by someone who never read
+ * these rules: rules from public CLAUDE.md and AGENTS.md files, requests and narration from sessions.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { isCjkSentence, readCjk } from '../../engine/extract/cjk.js';
 import { isCodeLine } from '../../engine/extract/noise.js';
@@ -14,6 +18,14 @@ import type { ExtractTurn } from '../../engine/extract/types.js';
 const user = (text: string): ExtractTurn => ({ role: 'user', text });
 const assistant = (text: string): ExtractTurn => ({ role: 'assistant', text });
 const extract = (turns: ExtractTurn[]) => new RuleExtractor().extract(turns);
+
+interface Statement {
+  text: string;
+  lang: 'zh' | 'ja' | 'ko';
+  kind: 'rule' | 'request' | 'question' | 'narration';
+  role: 'user' | 'assistant';
+}
+const CORPUS = path.resolve(import.meta.dirname, '../../../test/fixtures/cjk-statements/statements.json');
 
 describe('extraction in Chinese, Japanese and Korean', () => {
   it('reads a sentence without spaces as prose, not code, and splits at full-width stops', () => {
@@ -124,5 +136,26 @@ describe('extraction in Chinese, Japanese and Korean', () => {
     assert.equal(readCjk('帮我用中文回复一下', 'user', false), null);
     assert.equal(readCjk('これからは常に日本語で回答してください', 'user', false)?.durable, true);
     assert.equal(readCjk('日本語で回答してください', 'user', false), null);
+  });
+
+  it('stores most rules of the real corpus, in each language, and none of its requests, questions or narration', async () => {
+    const corpus = JSON.parse(fs.readFileSync(CORPUS, 'utf8')) as Statement[];
+    assert.equal(corpus.length, 150);
+    const stored: Record<string, { rules: number; kept: number; oneOffs: string[] }> = {};
+    for (const s of corpus) {
+      const got = await extract([{ role: s.role, text: s.text }]);
+      const t = (stored[s.lang] ??= { rules: 0, kept: 0, oneOffs: [] });
+      if (s.kind === 'rule') {
+        t.rules++;
+        if (got.length > 0) t.kept++;
+      } else if (got.length > 0) {
+        t.oneOffs.push(s.text);
+      }
+    }
+    // Measured when written: zh 22/28, ja 18/22, ko 19/24 rules; no other sentence.
+    for (const [lang, t] of Object.entries(stored)) {
+      assert.ok(t.kept >= 0.7 * t.rules, `${lang}: ${t.kept} of ${t.rules} rules stored`);
+      assert.deepEqual(t.oneOffs, [], `${lang}: no request, question or narration is a memory`);
+    }
   });
 });
