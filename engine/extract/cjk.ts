@@ -69,6 +69,13 @@ const CONDITIONAL = /如果|假如|要是|的话|若是|なら(?:ば)?(?![ない
 /** The user remarking on what they see ("…들어간거같아", "…だと思う", "…気がします"): an observation, not a rule. */
 const MUSING = /(?:것|거|꺼)\s?같(?:아|아요|습니다|네|다)[.。]?\s*$|(?:と思う|と思います|気がする|気がします|気もしています|気もする)[。.]?\s*$/u;
 
+/**
+ * A problem reported ("程序总是报错", "いつもビルドでエラーになる", "항상 에러가 나요"): "always" there says
+ * how often it fails, not a rule; and "以后再说", "後で", "나중에" put something off. Neither lasts.
+ */
+const PROBLEM = /报错|報錯|出错|出錯|错误|錯誤|失败|失敗|崩溃|崩潰|卡住|エラー|落ちる|動かない|에러|오류|실패|안\s?돼|안\s?됩니다|죽어/u;
+const DEFERRED = /以后再|以後再|之后再|之後再|稍后|稍後|後で|あとで|나중에/u;
+
 /** A request for the task at hand, addressed to the assistant. */
 const REQUEST =
   /帮我|幫我|帮忙|幫忙|请你|請你|^请|^請|给我|給我|麻烦|麻煩|一下|试试|試試|看看|吧[。！!]?\s*$|(?:して|て|で)(?:ください|下さい|くれ|くださ|ほしい|欲しい|もらえ|いただけ)|お願い|しよう|しましょう|やって|(?:して|て)[。！!]?\s*$|해\s?줘|해\s?주세요|해\s?줄래|해\s?주실|주세요|부탁|하자|합시다|해\s?봐|해라|줘[.。!]?\s*$/u;
@@ -113,15 +120,15 @@ const CUES: readonly Cue[] = [
   cue('constraint', 0.75, /不要|(?:不能|不可以|别|別)(?:再|用|使用|改|修改|动|動|删|刪|碰|加|添加|提交|推送|写|寫|引入|安装|安裝|依赖|依賴|直接)|しないこと|しないで|ないこと[。]?\s*$|ないように|必ず|必須|하지\s?(?:마|말|않도록)|해야\s?(?:한다|합니다|해요|함)|필수/u),
   // "Don't …" written as a rule: 不 before a verb of doing ("不编辑生成目录", "不执行破坏性命令"), 避免
   // (avoid), "…をハードコードしない" (a plain negative after its object), "…지 마세요".
-  cue('constraint', 0.75, /(?:^|[，,；;：:]\s*)不(?:执行|執行|编辑|編輯|修改|提交|推送|使用|删除|刪除|引入|添加|硬编码|硬編碼|暴露|跳过|跳過|关闭|關閉)|避免|を[^。、]{1,30}しない(?:こと)?[。]?\s*$|必要が(?:ある|あります)|지\s?(?:마세요|마십시오|마라|말\s?것|말아\s?주세요)/u),
+  cue('constraint', 0.75, /(?:^|[，,；;：:]\s*|并且|並且|而且|且|并|並)不(?:执行|執行|编辑|編輯|修改|提交|推送|使用|删除|刪除|引入|添加|硬编码|硬編碼|暴露|跳过|跳過|关闭|關閉)|避免|を[^。、]{1,30}しない(?:こと)?[。]?\s*$|必要が(?:ある|あります)|지\s?않기[.。]?\s*$|지\s?(?:마세요|마십시오|마라|말\s?것|말아\s?주세요)/u),
   // A limit with its number ("覆盖率不低于 80%", "50文字以内", "최대 600줄").
   cue('constraint', 0.75, /(?:不低于|不少于|不超过|不超過|至少|最多|最大|最小|최대|최소)\s*\d|\d+\s*(?:%|％|行|字|文字|个|個|줄|자|개)?\s*(?:以内|以下|以上|未満|이하|이상|이내|초과)/u),
 
-  cue('preference', 0.8, /我(?:一直|向来|向來|总是|總是|更|比较|比較|一般|通常|个人|個人){0,3}(?:喜欢|喜歡|偏好|偏爱|偏愛|倾向|傾向|习惯|習慣|讨厌|討厭|不喜欢|不喜歡)|我的(?:偏好|习惯|習慣)|(?:私|僕|俺|自分)(?:は|が)[^。]{0,20}(?:好き|好み|嫌い|好む)|(?:の方が|ほうが)(?:好き|好み|いい)|好みは|(?:저는|나는|전|난)\s?[^.。]{0,20}(?:선호|좋아|싫어)|선호(?:합니다|해요|한다|해)|제\s?취향/u, true),
+  cue('preference', 0.8, /我(?:一直|向来|向來|总是|總是|更|比较|比較|一般|通常|个人|個人){0,3}(?:喜欢|喜歡|偏好|偏爱|偏愛|倾向|傾向|习惯|習慣|讨厌|討厭|不喜欢|不喜歡)|我的(?:偏好|习惯|習慣)|^(?:偏爱|偏愛|偏好)|(?:私|僕|俺|自分)(?:は|が)[^。]{0,20}(?:好き|好み|嫌い|好む)|(?:の方が|ほうが)(?:好き|好み|いい)|好みは|(?:저는|나는|전|난)\s?[^.。]{0,20}(?:선호|좋아|싫어)|선호(?:합니다|해요|한다|해)|제\s?취향/u, true),
 
   cue('convention', 0.75, /约定|約定|规范|規範|惯例|慣例|(?<!重)命名|代码风格|代碼風格|统一使用|統一使用|規約|命名規則|ルール|コーディングスタイル|スタイルガイド|で統一|규칙|컨벤션|규약|네이밍|코딩\s?스타일|스타일\s?가이드/u),
   // How a thing is done where a choice exists: "优先使用 pnpm", "尽量用相对路径", "可能な限り const を使用".
-  cue('convention', 0.75, /优先(?:使用|用|选择|選擇|采用|採用)|優先(?:使用|用)|尽量|盡量|尽可能|盡可能|可能な限り|できるだけ|なるべく|가능한\s?한|가급적|최대한/u),
+  cue('convention', 0.75, /(?:优先|優先|우선)(?!级|級|度|순위|順位)|尽量|盡量|尽可能|盡可能|可能な限り|できるだけ|なるべく|가능한\s?한|가급적|최대한/u),
   // Names, prefixes and indentation ("ブール値は is で開始", "Interface: I 접두사", "缩进使用 2 个空格").
   cue('convention', 0.75, /前缀|前綴|开头|開頭|接頭辞|プレフィックス|で(?:開始|始め|始ま)|접두사|(?:로|으로)\s?시작|缩进|縮進|インデント|들여쓰기|(?:驼峰|蛇形|帕斯卡|短横线|短橫線)|(?:キャメル|スネーク|パスカル|ケバブ)ケース|(?:카멜|스네이크|파스칼|케밥)\s?케이스/u),
   // How commit messages are written, and a practice written as "…を使用する" / "…で書く".
@@ -139,6 +146,10 @@ const CUES: readonly Cue[] = [
 
   cue('context', 0.7, /(?:本|这个|這個|该|該)(?:项目|項目|仓库|倉庫)(?:使用|基于|基於|采用|採用|是)|(?:この|本)(?:プロジェクト|リポジトリ)は|(?:이|본)\s?(?:프로젝트|저장소|레포)는/u),
 
+  // A lasting word alone ("클래스 메서드 외에는 항상 화살표 함수 사용", "原則 … でマージするようにします"), as
+  // "from now on" is in English: a rule, though it names no category.
+  cue('convention', 0.65, /以后|以後|今后|今後|从现在开始|從現在開始|一律|始终|始終|总是|總是|永远|永遠|原则上|原則|これからは|常に|いつも|앞으로|이제부터|항상|언제나|원칙적으로/u),
+
   cue('note', 0.65, /^(?:注意|记住|記住|覚えて|留意|참고로|기억)/u),
 ];
 
@@ -150,7 +161,8 @@ export function readCjk(text: string, role: 'user' | 'assistant', concluded: boo
   const t = text.trim();
   if (!longEnough(t) || QUESTION.test(t)) return null;
   const dictated = role === 'user' && DICTATED_RULE.test(t);
-  const durable = DURABLE.test(t) || dictated;
+  if (role === 'user' && DEFERRED.test(t)) return null;
+  const durable = (DURABLE.test(t) && !PROBLEM.test(t)) || dictated;
   if (role === 'user' && (REQUEST.test(t) || MUSING.test(t) || NARRATION.test(t)) && !durable) return null;
   // A root cause that names nothing to look up explains one failure, as in English (rule-extractor.ts).
   const concludes = concluded || CONCLUSION.test(t) || (ROOT_CAUSE.test(t) && !namesNothing(t));
@@ -165,6 +177,8 @@ export function readCjk(text: string, role: 'user' | 'assistant', concluded: boo
   // A rule to write down is a convention, whatever else it names.
   if (dictated) scores.set('convention', Math.max(scores.get('convention') ?? 0, 0.8));
   if (scores.size === 0) return null;
+  // A problem reported is no rule unless it also forbids or decides something ("不要忽略错误").
+  if (PROBLEM.test(t) && !scores.has('constraint') && !scores.has('decision')) return null;
   // The assistant's lasting words count only for what it decided ("今後は pnpm に統一しました"): its
   // "must" and "always" explain or forecast ("모든 필수 필드를 포함한 … 작성하게 됩니다").
   if (role === 'assistant' && !concludes && !scores.has('decision')) return null;
