@@ -60,6 +60,12 @@ export interface EpisodeDraft {
   files: string[];
   /** Shell commands the turn ran that build, test, run or change something (not looking around), in order. */
   commands?: { command: string; ok: boolean }[];
+  /**
+   * Shell commands of the turn that failed, with what their output said went wrong ("gh: command not
+   * found", "GH006: Protected branch update failed"), looking around or not: often the only place a
+   * session says why something cannot be done here.
+   */
+  failures?: { command: string; error: string }[];
   /** The messages of the commits the turn made, in order (they say what changed and why). */
   commits?: string[];
   /** The repository's folder name: files are shown from there ("apps/api/src/migrations/…"). */
@@ -98,6 +104,7 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
     const command = t.role === 'tool' && SHELL_TOOL.test(t.tool ?? '') ? (t.command ?? /^\$ (.+)/.exec(t.text)?.[1])?.trim() : undefined;
     if (!command) return;
     const ok = t.ok !== false;
+    if (!ok) failed(d, command, t.text);
     const { steps, commits, bookkeeping } = shellSteps(command);
     const record = (step: string, worked: boolean): void => {
       const commands = (d.commands ??= []);
@@ -155,6 +162,31 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
   // Run after the last request, with none after them: that request's.
   if (cur) for (const r of ranByUser) ran(cur, r);
   return out.filter((d) => d.outcome.trim() !== '' || d.qa.length > 0 || d.reports.length > 0);
+}
+
+/** Most failures an episode keeps, the longest command shown with one, and the longest error. */
+const MAX_FAILURES = 5;
+const MAX_FAILED_COMMAND = 80;
+const MAX_ERROR = 200;
+/** An output line that says what went wrong. */
+const ERROR_LINE =
+  /\b(?:error|fatal|failed|failure|denied|refused|rejected|blocked|not found|no such|not installed|cannot|can't|unable|invalid|unexpected|exception|panic|timed out)\b|^Exit code \d+$/i;
+/** A system error code ("listen EADDRINUSE: address already in use :::5000"). */
+const ERRNO = /\bE(?:ADDRINUSE|ADDRNOTAVAIL|NOENT|ACCES|PERM|CONNREFUSED|CONNRESET|TIMEDOUT|EXIST|NOTDIR|ISDIR|NOSPC|MFILE|PIPE|AI_AGAIN|NOTFOUND)\b/;
+
+/** A failed command's error lines (its exit code and up to two lines saying what went wrong), kept once per episode. */
+function failed(d: EpisodeDraft, command: string, text: string): void {
+  const lines = text
+    .split('\n')
+    .slice(text.startsWith('$ ') ? 1 : 0)
+    .map((l) => squeeze(l))
+    .filter((l) => l && (ERROR_LINE.test(l) || ERRNO.test(l)));
+  const exit = lines.find((l) => /^Exit code \d+$/i.test(l));
+  const said = lines.filter((l) => l !== exit).slice(0, 2);
+  if (said.length === 0) return;
+  const error = clip([exit, ...said].filter(Boolean).join(' / '), MAX_ERROR);
+  const failures = (d.failures ??= []);
+  if (failures.length < MAX_FAILURES && !failures.some((f) => f.error === error)) failures.push({ command: clip(command.split('\n')[0]!, MAX_FAILED_COMMAND), error });
 }
 
 /** Most commands an episode lists, and the longest shown whole. */
@@ -254,6 +286,7 @@ export function episodeBlocks(d: EpisodeDraft): string[] {
   if (d.commits?.length) sections.push({ label: 'Committed', text: d.commits.map(tidy).join('\n') });
   const noted = notesText(d.notes ?? []);
   if (noted) sections.push({ label: 'Noted', text: noted });
+  if (d.failures?.length) sections.push({ label: 'Failed', text: d.failures.map((f) => `${f.command} → ${f.error}`).join('\n') });
   // A long request (a plan to implement, a spec, pasted findings) is kept whole after the outcome:
   // the user's words are never cut, and its head alone would lose what the plan decided.
   if (squeeze(d.request).length > MAX_REQUEST) sections.push({ label: 'Request', text: tidy(d.request) });

@@ -219,6 +219,27 @@ describe('episodes', () => {
     assert.match(episodeRecords(d!)[0]![0]!, /^Asked: make the tests pass\nRan: rtk bun run test \(failed\); bun run test\nOutcome: /);
   });
 
+  it('keeps what a failed command said went wrong, looking around or not, once per error', () => {
+    // Real outputs: blind-42's `gh pr list` in a Replit shell, blind-3's push to a protected main.
+    const [d] = episodeDrafts([
+      turn('user', 'list the open PRs and push the fix', { kind: 'prompt' }),
+      turn('tool', '$ gh pr list\nExit code 127\n/bin/bash: line 1: gh: command not found', { tool: 'Bash', ok: false }),
+      turn('tool', '$ gh pr list --state open\nExit code 127\n/bin/bash: line 1: gh: command not found', { tool: 'Bash', ok: false }),
+      turn('tool', '$ git push origin main\nExit code 1\n[entire] Pushing 1 checkpoint ref(s) to origin.......... done\nremote: error: GH006: Protected branch update failed for refs/heads/main.', { tool: 'Bash', ok: false }),
+      turn('tool', '$ grep -r todo src\nExit code 1', { tool: 'Bash', ok: false }),
+      turn('tool', '$ npm run dev\nError: listen EADDRINUSE: address already in use 0.0.0.0:5000', { tool: 'Bash', ok: false }),
+      turn('assistant', 'gh is not installed here and main is protected: open the PR from the pull/new URL.'),
+    ]);
+    assert.deepEqual(d?.failures, [
+      { command: 'gh pr list', error: 'Exit code 127 / /bin/bash: line 1: gh: command not found' },
+      { command: 'git push origin main', error: 'Exit code 1 / remote: error: GH006: Protected branch update failed for refs/heads/main.' },
+      { command: 'npm run dev', error: 'Error: listen EADDRINUSE: address already in use 0.0.0.0:5000' },
+    ]);
+    const text = episodeRecords(d!)[0]!.join('\n');
+    assert.match(text, /\nFailed: gh pr list → Exit code 127 \/ \/bin\/bash: line 1: gh: command not found\ngit push origin main → /);
+    assert.doesNotMatch(text, /grep -r todo/, 'a search that found nothing said nothing went wrong');
+  });
+
   it('gives a command the user ran in shell mode to the request typed after it, or to the last one when none follows', () => {
     // Real shape (napolimatcha): `! ./run_test.sh tests/pr_creation.test.ts`, then "Analyze the output of the test …".
     const shell = (command: string, out: string): Turn => turn('tool', `$ ${command}\n${out}`, { tool: 'Bash', command, kind: 'shell' });
