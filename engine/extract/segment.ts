@@ -20,7 +20,13 @@ export interface Sentence {
 // Our recall hook labels what it injects with this tag; such text is never extracted again.
 // Unclosed: to the end, failing closed.
 const MEMORY_CONTEXT = /<memory-context\b[^>]*>[\s\S]*?(?:<\/memory-context\s*>|$)/gi;
-const FENCE = /^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^[ \t]*\1[ \t]*$|(?![\s\S]))/gm;
+const FENCE = /^[ \t]*(`{3,}|~{3,})([^\n]*)\n[\s\S]*?(?:^[ \t]*\1[ \t]*$|(?![\s\S]))/gm;
+/**
+ * A fence marked as text ("```txt", "```markdown"): words set apart, often a prompt the user wrote
+ * for the assistant with their decisions in it, not code. Its lines are read as prose (and still
+ * meet the line filters: a log pasted there stays out).
+ */
+const PROSE_FENCE = /^\s*(?:te?xt|markdown|md|plain(?:text)?|prompt)\s*$/i;
 const DIFF_HEADER = /^(?:diff --git |@@ -\d|\+\+\+ |--- a\/)/m;
 const BULLET = /^(?:[-*+•]|\d{1,2}[.)])\s+/;
 const HEADING = /^#{1,6}\s+/;
@@ -127,7 +133,7 @@ export function plainQuotes(text: string): string {
 
 /** Remove injected memory context and fenced code blocks. */
 export function stripInjected(text: string): string {
-  return text.replace(MEMORY_CONTEXT, '\n').replace(FENCE, '\n');
+  return text.replace(MEMORY_CONTEXT, '\n').replace(FENCE, (block, _fence: string, info: string) => (PROSE_FENCE.test(info) ? `\n${block.split('\n').slice(1, -1).join('\n')}\n` : '\n'));
 }
 
 export function sentences(text: string): Sentence[] {

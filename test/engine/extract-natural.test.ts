@@ -636,4 +636,29 @@ describe('extraction on natural text', () => {
     const [forbids] = await extract([user('You may not use the staging database for load tests.')]);
     assert.equal(forbids?.category, 'constraint', '"may not" alone still forbids');
   });
+
+  it('reads a fence marked as text as the user’s words, and any other fence as code', async () => {
+    // blind-42: another assistant's answer pasted, with the prompt it wrote for Claude in a ```txt fence.
+    const pasted = [
+      'Give Claude this exact prompt',
+      '',
+      '```txt',
+      'Restore the original design.',
+      'Do not use fake testimonials.',
+      'Do not merge automatically.',
+      '```',
+      '',
+      '```ts',
+      '// Do not use fake testimonials in the hero.',
+      'const hero = { testimonials: [] };',
+      '```',
+    ].join('\n');
+    const got = await extract([user(pasted)]);
+    assert.deepEqual(
+      got.map((c) => c.content),
+      ['Do not use fake testimonials.', 'Do not merge automatically.'],
+    );
+    const log = ['```text', 'npm ERR! code ERESOLVE', 'npm ERR! Do not use --force to fix this', '```'].join('\n');
+    assert.deepEqual(await extract([user(log)]), [], 'a log in a text fence still meets the line filters');
+  });
 });
