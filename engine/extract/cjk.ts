@@ -4,11 +4,12 @@
  * a question with characters and endings instead ("以后都用 pnpm", "コミットメッセージは日本語で書くこと",
  * "커밋해줘"). A sentence written mostly in them is read here, by the same policy as an English one:
  *
- * - no cue, no memory; a question, a request for now ("帮我修复", "確認してください", "커밋해줘") or
- *   the assistant's narration is never one, unless it says it lasts ("以后", "今後", "앞으로" …);
+ * - no cue, no memory; a question, a request for now ("帮我修复", "確認してください", "커밋해줘"), a
+ *   musing ("…것 같아") or narration is never one, unless it says it lasts ("以后", "今後", "앞으로" …);
+ *   a problem reported ("总是报错") or a thing put off ("以后再说") never;
  * - a request to write a rule down ("…할 수 있도록 가이드를 추가해줘") is the rule it dictates;
  * - the assistant counts only when it concludes: a root cause that names something, a summary's
- *   line, or a decision or constraint it says lasts;
+ *   line, or a decision it says lasts; never a proposal ("建议…", "…하면 좋겠습니다");
  * - a preference goes to every repository only when it lasts and is not conditional.
  *
  * No dictionary: the cue words are few and fixed, and a sentence that has none is left to its
@@ -146,8 +147,9 @@ const CUES: readonly Cue[] = [
 
   cue('context', 0.7, /(?:本|这个|這個|该|該)(?:项目|項目|仓库|倉庫)(?:使用|基于|基於|采用|採用|是)|(?:この|本)(?:プロジェクト|リポジトリ)は|(?:이|본)\s?(?:프로젝트|저장소|레포)는/u),
 
-  // A lasting word alone ("클래스 메서드 외에는 항상 화살표 함수 사용", "原則 … でマージするようにします"), as
-  // "from now on" is in English: a rule, though it names no category.
+  // A standing word alone ("클래스 메서드 외에는 항상 화살표 함수 사용", "原則 … でマージするようにします"), as
+  // "from now on" is in English: a rule, though it names no category. (DURABLE's other words, "每次",
+  // "모든", "必ず" …, make a rule last but are no rule by themselves.)
   cue('convention', 0.65, /以后|以後|今后|今後|从现在开始|從現在開始|一律|始终|始終|总是|總是|永远|永遠|原则上|原則|これからは|常に|いつも|앞으로|이제부터|항상|언제나|원칙적으로/u),
 
   cue('note', 0.65, /^(?:注意|记住|記住|覚えて|留意|참고로|기억)/u),
