@@ -131,9 +131,15 @@ export function plainQuotes(text: string): string {
   return text.replace(/[‘’ʼ′]/g, "'").replace(/[“”″]/g, '"');
 }
 
-/** Remove injected memory context and fenced code blocks. */
+/** Remove injected memory context and fenced code blocks; a fence marked as text keeps its lines. */
 export function stripInjected(text: string): string {
-  return text.replace(MEMORY_CONTEXT, '\n').replace(FENCE, (block, _fence: string, info: string) => (PROSE_FENCE.test(info) ? `\n${block.split('\n').slice(1, -1).join('\n')}\n` : '\n'));
+  return text.replace(MEMORY_CONTEXT, '\n').replace(FENCE, (block, fence: string, info: string) => {
+    if (!PROSE_FENCE.test(info)) return '\n';
+    const lines = block.split('\n').slice(1);
+    // An unclosed fence runs to the end of the text: its last line is text, not the fence.
+    if (lines.at(-1)?.trim().startsWith(fence)) lines.pop();
+    return `\n${lines.join('\n')}\n`;
+  });
 }
 
 export function sentences(text: string): Sentence[] {

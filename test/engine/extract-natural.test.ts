@@ -658,6 +658,8 @@ describe('extraction on natural text', () => {
       got.map((c) => c.content),
       ['Do not use fake testimonials.', 'Do not merge automatically.'],
     );
+    const [unclosed] = await extract([user('```txt\nDo not merge automatically.')]);
+    assert.equal(unclosed?.content, 'Do not merge automatically.', 'an unclosed text fence runs to the end, its last line kept');
     const log = ['```text', 'npm ERR! code ERESOLVE', 'npm ERR! Do not use --force to fix this', '```'].join('\n');
     assert.deepEqual(await extract([user(log)]), [], 'a log in a text fence still meets the line filters');
   });
