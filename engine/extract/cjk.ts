@@ -77,6 +77,15 @@ const MUSING = /(?:것|거|꺼)\s?같(?:아|아요|습니다|네|다)[.。]?\s*$
 const PROBLEM = /报错|報錯|出错|出錯|错误|錯誤|失败|失敗|崩溃|崩潰|卡住|エラー|落ちる|動かない|에러|오류|실패|안\s?돼|안\s?됩니다|죽어/u;
 const DEFERRED = /以后再|以後再|之后再|之後再|稍后|稍後|後で|あとで|나중에/u;
 
+/**
+ * A request that stands beyond the task at hand: it says when it applies ("PRマージ時は…", "…한 경우,",
+ * "…할 때는", "每当…"), as "whenever" does in English, or it is said of a kind of thing, the topic of the
+ * sentence ("コミットメッセージは英語で記述してください", "커밋 메시지는 한국어로 작성해 주세요"), not of
+ * one thing in front of the user ("このファイルは…", "이 파일은…").
+ */
+const STANDING_REQUEST =
+  /(?:時|とき|場合|際)(?:は|に|には)|(?:할|하는|될)\s?때(?:는|에는|마다)|경우(?:에는|에)?[,，]|每当|的时候|^(?!(?:この|その|あの|これ|それ|あれ|ここ|そこ|今回|今日|今))[^。、]{1,40}?は[、,]?[^。]*(?:てください|て下さい)[。]?\s*$|^(?!(?:이|그|저|이번|오늘|지금)\s)[^.,。]{2,30}?(?:은|는)\s[^.。]*주세요[.。]?\s*$/u;
+
 /** A request for the task at hand, addressed to the assistant. */
 const REQUEST =
   /帮我|幫我|帮忙|幫忙|请你|請你|^请|^請|给我|給我|麻烦|麻煩|一下|试试|試試|看看|吧[。！!]?\s*$|(?:して|て|で)(?:ください|下さい|くれ|くださ|ほしい|欲しい|もらえ|いただけ)|お願い|しよう|しましょう|やって|(?:して|て)[。！!]?\s*$|해\s?줘|해\s?주세요|해\s?줄래|해\s?주실|주세요|부탁|하자|합시다|해\s?봐|해라|줘[.。!]?\s*$/u;
@@ -164,7 +173,7 @@ export function readCjk(text: string, role: 'user' | 'assistant', concluded: boo
   if (!longEnough(t) || QUESTION.test(t)) return null;
   const dictated = role === 'user' && DICTATED_RULE.test(t);
   if (role === 'user' && DEFERRED.test(t)) return null;
-  const durable = (DURABLE.test(t) && !PROBLEM.test(t)) || dictated;
+  const durable = (DURABLE.test(t) && !PROBLEM.test(t)) || dictated || (role === 'user' && STANDING_REQUEST.test(t) && !PROBLEM.test(t));
   if (role === 'user' && (REQUEST.test(t) || MUSING.test(t) || NARRATION.test(t)) && !durable) return null;
   // A root cause that names nothing to look up explains one failure, as in English (rule-extractor.ts).
   const concludes = concluded || CONCLUSION.test(t) || (ROOT_CAUSE.test(t) && !namesNothing(t));

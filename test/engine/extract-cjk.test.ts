@@ -138,6 +138,16 @@ describe('extraction in Chinese, Japanese and Korean', () => {
     assert.deepEqual(await extract([assistant('原因はキャッシュでした。')]), [], 'a cause that names nothing explains one failure');
   });
 
+  it('reads a polite request said of a kind of thing, or of when it applies, as standing; one about the thing at hand as for now', async () => {
+    const got = await extract(
+      ['コミットメッセージは英語で記述してください。', 'このファイルは英語で記述してください。', '커밋 메시지는 한국어로 작성해 주세요.', '이 파일은 한국어로 작성해 주세요.', 'PR をマージする時は、必ずスカッシュしてください。'].map(user),
+    );
+    assert.deepEqual(
+      got.map((c) => c.content),
+      ['コミットメッセージは英語で記述してください。', '커밋 메시지는 한국어로 작성해 주세요.', 'PR をマージする時は、必ずスカッシュしてください。'],
+    );
+  });
+
   it('marks a request that says it lasts as durable, and one for now as nothing', () => {
     assert.equal(readCjk('以后都帮我用中文回复', 'user', false)?.durable, true);
     assert.equal(readCjk('帮我用中文回复一下', 'user', false), null);
@@ -172,8 +182,8 @@ describe('extraction in Chinese, Japanese and Korean', () => {
 
   it('stores rules of the held-out corpus (other repositories, other people) and none of its one-off sentences', async () => {
     // Its first run (rules tuned on statements.json only): 31 of 66 rules, 0 of 46 others; measured
-    // when written, after a round on its misses: zh 19/23, ja 8/21, ko 11/22. Most rules left are
-    // polite requests in form ("…で記述してください", "…사용해주세요"), read as requests, as in English.
+    // when written, after two rounds on its misses: zh 19/23, ja 11/21, ko 11/22. Most rules left
+    // state a practice with no word that marks it, or are polite requests about the thing at hand.
     const { langs, oneOffs } = await readCorpus('held-out.json');
     const kept = Object.values(langs).reduce((n, t) => n + t.kept, 0);
     const rules = Object.values(langs).reduce((n, t) => n + t.rules, 0);
