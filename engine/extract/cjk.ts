@@ -15,21 +15,9 @@
  * No dictionary: the cue words are few and fixed, and a sentence that has none is left to its
  * episode, which is searchable in these languages (tokenize.ts).
  */
-import type { Category } from '../types.js';
 import { CJK } from '../text/tokenize.js';
-import { bestOf } from './cues.js';
+import { cueScores, languageCue as cue, reading, type LanguageCue, type LanguageReading } from './lang-cues.js';
 import { namesNothing } from './shapes.js';
-
-export interface CjkReading {
-  scores: Map<Category, number>;
-  best: Category;
-  /** A taste of the speaker's own ("我更喜欢…", "私は…が好き"). */
-  personal: boolean;
-  /** Says it lasts ("以后", "常に", "항상") or is a rule to write down. */
-  durable: boolean;
-  /** Hedged by a circumstance ("如果…", "…なら", "…라면"): this project's call, not a taste. */
-  conditional: boolean;
-}
 
 /** Fewest CJK characters a statement holds (a shorter one is a fragment: "好的", "了解"). */
 const MIN_CJK_CHARS = 4;
@@ -109,17 +97,8 @@ const NARRATION =
 const HEDGE = /可能|也许|也許|或许|或許|大概|似乎|好像|たぶん|多分|かもしれ|ようです|みたい|아마|(?:것|거|꺼)\s?같|듯/u;
 /** A proposal, not a conclusion ("建议…", "…といいでしょう", "…하면 좋겠습니다"). */
 const PROPOSAL = /建议|建議|推荐|推薦|不妨|可以考虑|可以考慮|おすすめ|お勧め|といい(?:でしょう|です|かと)|と良い|검토해|제안|좋겠|좋을\s?것|추천/u;
-const HEDGE_PENALTY = 0.15;
 
-interface Cue {
-  category: Category;
-  weight: number;
-  re: RegExp;
-  personal?: boolean;
-}
-const cue = (category: Category, weight: number, re: RegExp, personal = false): Cue => ({ category, weight, re, personal });
-
-const CUES: readonly Cue[] = [
+const CUES: readonly LanguageCue[] = [
   // One way chosen over another ("…实现，而非解码目录名", "命令形で書く（…ではなく…）", "실제 값 대신 …").
   cue('decision', 0.7, /而非|而不是|ではなく|の代わりに|대신|가 아니라|이 아니라/u),
   cue('decision', 0.85, /决定|決定|定下来|選定|选定|采用|採用|改用|换成|換成|统一(?:用|使用|为|成)|統一(?:用|使用|為|成)|就用|に決め|ことにし(?:た|ました)|を採用|に統一|に切り替え|결정|채택|(?:로|으로)\s?통일|하기로|쓰기로|사용하기로/u),
@@ -168,7 +147,7 @@ const CUES: readonly Cue[] = [
  * How a CJK sentence reads, or null when it is no memory: too short, a question, a request for now,
  * the assistant's narration or a line that does not conclude, or no cue at all.
  */
-export function readCjk(text: string, role: 'user' | 'assistant', concluded: boolean): CjkReading | null {
+export function readCjk(text: string, role: 'user' | 'assistant', concluded: boolean): LanguageReading | null {
   const t = text.trim();
   if (!longEnough(t) || QUESTION.test(t)) return null;
   const dictated = role === 'user' && DICTATED_RULE.test(t);
@@ -178,13 +157,7 @@ export function readCjk(text: string, role: 'user' | 'assistant', concluded: boo
   // A root cause that names nothing to look up explains one failure, as in English (rule-extractor.ts).
   const concludes = concluded || CONCLUSION.test(t) || (ROOT_CAUSE.test(t) && !namesNothing(t));
   if (role === 'assistant' && (NARRATION.test(t) || PROPOSAL.test(t) || !(concludes || durable))) return null;
-  const scores = new Map<Category, number>();
-  let personal = false;
-  for (const c of CUES) {
-    if (!c.re.test(t)) continue;
-    if ((scores.get(c.category) ?? 0) < c.weight) scores.set(c.category, c.weight);
-    if (c.personal) personal = true;
-  }
+  const { scores, personal } = cueScores(CUES, t);
   // A rule to write down is a convention, whatever else it names.
   if (dictated) scores.set('convention', Math.max(scores.get('convention') ?? 0, 0.8));
   if (scores.size === 0) return null;
@@ -193,9 +166,5 @@ export function readCjk(text: string, role: 'user' | 'assistant', concluded: boo
   // The assistant's lasting words count only for what it decided ("今後は pnpm に統一しました"): its
   // "must" and "always" explain or forecast ("모든 필수 필드를 포함한 … 작성하게 됩니다").
   if (role === 'assistant' && !concludes && !scores.has('decision')) return null;
-  const penalty = HEDGE.test(t) ? HEDGE_PENALTY : 0;
-  const bonus = durable ? 0.05 : 0;
-  for (const [k, v] of scores) scores.set(k, Math.max(0, Math.min(0.95, v + bonus - penalty)));
-  const best = bestOf(scores);
-  return { scores, best, personal: personal && best === 'preference', durable, conditional: CONDITIONAL.test(t) };
+  return reading(scores, { personal, durable, hedged: HEDGE.test(t), conditional: CONDITIONAL.test(t) });
 }

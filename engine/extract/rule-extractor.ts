@@ -16,6 +16,8 @@ import { words } from '../text/tokenize.js';
 import type { Category } from '../types.js';
 import { cleanContent } from './clean.js';
 import { isCjkSentence, readCjk } from './cjk.js';
+import { europeanLanguage, readEuropean } from './european.js';
+import type { LanguageReading } from './lang-cues.js';
 import { bestOf, CONCLUSION, scoreSentence, STATES_DECISION } from './cues.js';
 import { hedgePenalty, isAcknowledgement, isNarration, isQuestion, withoutIdioms } from './noise.js';
 import { PrototypeScorer } from './prototypes.js';
@@ -388,8 +390,12 @@ function proseDrafts(input: ExtractTurn): Draft[] {
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
-    if (isCjkSentence(text)) {
-      const draft = turn.role === 'tool' ? null : cjkDraft(text, turn.role, s.concluded || turn.kind === 'summary');
+    // Chinese, Japanese and Korean (cjk.ts); Spanish, Portuguese, French and German (european.ts).
+    const lang = turn.role === 'tool' ? null : isCjkSentence(text) ? 'cjk' : europeanLanguage(text);
+    if (lang && turn.role !== 'tool') {
+      const concluded = s.concluded || turn.kind === 'summary';
+      const read = lang === 'cjk' ? readCjk(text, turn.role, concluded) : text.length >= MIN_CHARS && words(text).length >= MIN_WORDS ? readEuropean(text, lang, turn.role, concluded) : null;
+      const draft = languageDraft(text, turn.role, read);
       if (draft) out.push(draft);
       continue;
     }
@@ -443,11 +449,9 @@ function proseDrafts(input: ExtractTurn): Draft[] {
   return out;
 }
 
-/** A Chinese, Japanese or Korean sentence as a draft (cjk.ts), by the same policy as an English one. */
-function cjkDraft(text: string, role: 'user' | 'assistant', concluded: boolean): Draft | null {
-  if (text.length > MAX_SENTENCE_CHARS || isAcknowledgement(text)) return null;
-  const read = readCjk(text, role, concluded);
-  if (!read) return null;
+/** A sentence in another language than English as a draft, from how its language's cues read it. */
+function languageDraft(text: string, role: 'user' | 'assistant', read: LanguageReading | null): Draft | null {
+  if (!read || text.length > MAX_SENTENCE_CHARS || isAcknowledgement(text)) return null;
   const content = cleanContent(text);
   if (content.length > MAX_CONTENT_CHARS) return null;
   const discount = role === 'assistant' ? ASSISTANT_DISCOUNT : 0;

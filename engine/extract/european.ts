@@ -1,0 +1,177 @@
+/**
+ * Statements in Spanish, Portuguese, French and German. The English cues (cues.ts) never fire on
+ * "Nunca faça commit direto na main" or "Verwende immer pnpm", so a sentence written in one of
+ * these languages is read here, by the same policy as an English one (and as cjk.ts reads Chinese,
+ * Japanese and Korean):
+ *
+ * - no cue, no memory; a question, a request for now ("você pode corrigir…", "bitte prüfe …") or
+ *   the assistant's narration is never one, unless it says it lasts ("sempre", "siempre",
+ *   "toujours", "immer", "a partir de agora" …);
+ * - the assistant counts only when it concludes: a root cause that names something, a summary's
+ *   line, or a decision it says lasts;
+ * - a preference goes to every repository only when it lasts and is not conditional.
+ *
+ * The language is told by its function words (`europeanLanguage`), so an English sentence naming a
+ * Spanish file is still read in English.
+ */
+import { cueScores, languageCue as cue, reading, type LanguageCue, type LanguageReading } from './lang-cues.js';
+import { namesNothing } from './shapes.js';
+
+export type EuropeanLanguage = 'es' | 'pt' | 'fr' | 'de';
+
+/** A whole word of a list, with Unicode letters as word characters ("não", "für", "également"). */
+const anyOf = (words: string): string => `(?<![\\p{L}\\p{N}])(?:${words})(?![\\p{L}\\p{N}])`;
+const wordsRe = (words: string): RegExp => new RegExp(anyOf(words), 'iu');
+const countRe = (words: string): RegExp => new RegExp(anyOf(words), 'giu');
+
+/** Function words each language has and the others (of these five) do not. */
+const FUNCTION_WORDS: Record<EuropeanLanguage | 'en', RegExp> = {
+  en: countRe('the|and|is|are|to|of|for|with|not|this|that|it|we|you|be|should|must|always|never|use|don\'t|do'),
+  es: countRe('el|los|las|del|al|lo|una|esto|este|esta|estos|siempre|cuando|también|pero|cómo|qué|puedes|podrías|haz|hacer|usa|usar|uses|tu|su|hay|archivo|código|ahora|debe|debes|usamos|utilizamos|lugar|en|nosotros'),
+  pt: countRe('não|você|os|do|da|dos|das|na|nas|nos|ao|uma|é|são|sempre|quando|também|isso|esse|essa|pelo|pela|pode|faça|fazer|seu|sua|arquivo|código|agora|deve|usar|usamos|utilizamos|em|nós|vocês'),
+  fr: countRe('le|les|du|des|au|aux|et|ne|pas|pour|avec|une|est|sont|toujours|jamais|utiliser|utilise|il|nous|vous|ce|cette|dans|sur|peux|fichier|fais|faire|doit'),
+  de: countRe('der|die|das|und|nicht|für|mit|ein|eine|ist|sind|immer|nie|niemals|verwenden|verwende|bitte|wir|ich|du|auf|bei|zu|den|dem|kannst|datei|kein|keine|nur|auch|mach|nutze|benutze|muss|soll'),
+};
+
+/**
+ * The language a sentence is written in, of these four, or null (English or another): the one whose
+ * function words it holds most, two at least and more than English's, or one where it holds no
+ * English one ("Ich bevorzuge kurze Commit-Nachrichten").
+ */
+export function europeanLanguage(text: string): EuropeanLanguage | null {
+  const count = (l: EuropeanLanguage | 'en'): number => text.match(FUNCTION_WORDS[l])?.length ?? 0;
+  let best: EuropeanLanguage | null = null;
+  let top = 0;
+  for (const l of ['es', 'pt', 'fr', 'de'] as const) {
+    const n = count(l);
+    if (n > top) {
+      top = n;
+      best = l;
+    }
+  }
+  const en = count('en');
+  return best && (top >= 2 ? top > en : en === 0) ? best : null;
+}
+
+interface LanguageTable {
+  /** Says it lasts. */
+  durable: RegExp;
+  /** A request for the task at hand. */
+  request: RegExp;
+  /** The assistant telling what it does next. */
+  narration: RegExp;
+  /** A root cause stated. */
+  rootCause: RegExp;
+  /** A recap line. */
+  conclusion: RegExp;
+  /** Tentative. */
+  hedge: RegExp;
+  /** Conditioned on a circumstance. */
+  conditional: RegExp;
+  cues: readonly LanguageCue[];
+}
+
+const QUESTION = /\?\s*$|^\s*¿/u;
+
+const TABLES: Record<EuropeanLanguage, LanguageTable> = {
+  es: {
+    durable: wordsRe('siempre|nunca|jamás|a partir de ahora|de ahora en adelante|en adelante|por defecto|cada vez que|todas? las veces|en general|solo|sólo|únicamente'),
+    request: wordsRe('por favor|puedes|podrías|podrias|haz|hazme|arregla|corrige|revisa|crea|necesito que|quiero que|ayúdame|ayudame|mira|verifica|implementa'),
+    narration: /^(?:voy a|vamos a|ahora (?:voy|vamos)|primero,? (?:voy|vamos)|déjame|dejame|estoy )/iu,
+    rootCause: wordsRe('la causa(?: raíz| raiz)?(?: del problema)? (?:es|era|fue)|se debe a|es causado por|fue causado por'),
+    conclusion: /^(?:resumen|conclusión|decisión)\s*:/iu,
+    hedge: wordsRe('quizás|quizas|tal vez|a lo mejor|probablemente|probable|posiblemente|puede que'),
+    conditional: wordsRe('si|salvo que|a menos que|en este (?:proyecto|repo)'),
+    cues: [
+      cue('decision', 0.85, wordsRe('decidimos|hemos decidido|he decidido|decidí|vamos a usar|usaremos|elegimos|optamos por')),
+      // One way over another, said of what is used ("usa pnpm en lugar de npm"), as in English.
+      cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:usa|usar|usamos|utiliza|utilizar|utilizamos)(?![\p{L}\p{N}])[^.;]{1,60}?(?:en lugar de|en vez de)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.85, wordsRe('nunca|jamás|prohibido|está prohibido|no se permite|no está permitido|no (?:debe|debes|deben|puede|puedes|pueden)|obligatorio|debe(?:n|s)? (?:ser|usar|tener|pasar)|tiene(?:s|n)? que')),
+      cue('constraint', 0.75, wordsRe('no (?:uses|usar|utilices|hagas|modifiques|toques|subas|borres|elimines|cambies|agregues|añadas|edites)|hay que|evita|evitar')),
+      cue('constraint', 0.7, /^(?:siempre)\b/iu),
+      cue('preference', 0.8, wordsRe('prefiero|me gusta|me gustan|no me gusta|odio|mi preferencia'), true),
+      cue('convention', 0.75, wordsRe('convención|nomenclatura|los nombres de|mensajes? de commit|usamos|utilizamos|camelcase|snake_case|kebab-case')),
+      cue('convention', 0.65, wordsRe('siempre|a partir de ahora|de ahora en adelante|por defecto')),
+      cue('fact', 0.75, wordsRe('la causa(?: raíz| raiz)?(?: del problema)? (?:es|era|fue)|se debe a|es causado por|fue causado por')),
+    ],
+  },
+  pt: {
+    durable: wordsRe('sempre|nunca|jamais|a partir de agora|daqui pra frente|daqui para frente|de agora em diante|por padrão|toda vez que|todas as vezes|em geral|só|somente|apenas'),
+    request: wordsRe('por favor|você pode|voce pode|pode me|poderia|faça|faz|corrija|revise|crie|preciso que|quero que|me ajude|verifique|implemente|atue como|analise|atualize|recrie|liste|liset|mostre'),
+    narration: /^(?:vou |vamos |agora (?:vou|vamos)|primeiro,? (?:vou|vamos)|deixe-me|deixa eu|estou )/iu,
+    rootCause: wordsRe('a causa(?: raiz)?(?: do problema)? (?:é|era|foi)|se deve a|é causad[oa] por|foi causad[oa] por'),
+    conclusion: /^(?:resumo|conclusão|decisão)\s*:/iu,
+    hedge: wordsRe('talvez|provavelmente|provável|possivelmente|pode ser que|acho que'),
+    conditional: wordsRe('se|a menos que|exceto se|neste (?:projeto|repo)'),
+    cues: [
+      cue('decision', 0.85, wordsRe('decidimos|decidi|vamos usar|usaremos|escolhemos|optamos por')),
+      cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:use|usar|usamos|utilize|utilizar|utilizamos)(?![\p{L}\p{N}])[^.;]{1,60}?(?:em vez de|ao invés de|no lugar de)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.85, wordsRe('nunca|jamais|proibido|é proibido|não é permitido|não pode(?:m)?|não deve(?:m)?|obrigatório|deve(?:m)? (?:ser|usar|ter|passar|ficar)|tem que|têm que')),
+      cue('constraint', 0.75, wordsRe('não (?:use|usar|utilize|faça|modifique|mexa|altere|suba|apague|remova|commite|edite|adicione|toque)|evite|evitar')),
+      cue('constraint', 0.7, /^(?:sempre)\b/iu),
+      cue('preference', 0.8, wordsRe('prefiro|eu gosto|gosto de|não gosto|odeio|minha preferência'), true),
+      cue('convention', 0.75, wordsRe('convenção|padrão de nomes|nomenclatura|mensagens? de commit|usamos|utilizamos|camelcase|snake_case|kebab-case')),
+      cue('convention', 0.65, wordsRe('sempre|a partir de agora|daqui pra frente|daqui para frente|de agora em diante|por padrão')),
+      cue('fact', 0.75, wordsRe('a causa(?: raiz)?(?: do problema)? (?:é|era|foi)|se deve a|é causad[oa] por|foi causad[oa] por')),
+    ],
+  },
+  fr: {
+    durable: wordsRe('toujours|jamais|désormais|dorénavant|à partir de maintenant|par défaut|à chaque fois|chaque fois que|en général|seulement|uniquement'),
+    request: wordsRe("s'il te plaît|s'il vous plaît|stp|svp|peux-tu|pouvez-vous|pourrais-tu|fais|corrige|vérifie|crée|je veux que|j'ai besoin que|aide-moi|regarde|implémente|ajoute"),
+    narration: /^(?:je vais|nous allons|on va|maintenant,? je|d'abord,? je|laisse-moi|je suis en train)/iu,
+    rootCause: wordsRe('la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à|vient de'),
+    conclusion: /^(?:résumé|conclusion|décision)\s*:/iu,
+    hedge: wordsRe('peut-être|probablement|il se peut que|je pense que'),
+    conditional: wordsRe('si|sauf si|à moins que|dans ce (?:projet|repo)'),
+    cues: [
+      cue('decision', 0.85, wordsRe('nous avons décidé|on a décidé|j\'ai décidé|on va utiliser|nous utiliserons|nous avons choisi|on a choisi')),
+      cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:utilise|utiliser|utilisons|utilisez)(?![\p{L}\p{N}])[^.;]{1,60}?(?:au lieu de|plutôt que)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.85, wordsRe('jamais|interdit|il est interdit|n\'est pas autorisé|obligatoire|il faut|doit|doivent')),
+      cue('constraint', 0.75, /(?<![\p{L}\p{N}])(?:ne|n')\s?(?:utilise|utilisez|modifie|modifiez|touche|touchez|pousse|poussez|supprime|supprimez|ajoute|ajoutez|commite|commitez)\s+(?:pas|jamais)|évite|éviter/iu),
+      cue('constraint', 0.7, /^(?:toujours)\b/iu),
+      cue('preference', 0.8, wordsRe("je préfère|j'aime|je n'aime pas|je déteste|ma préférence"), true),
+      cue('convention', 0.75, wordsRe('convention|nommage|messages? de commit|nous utilisons|on utilise|camelcase|snake_case|kebab-case')),
+      cue('convention', 0.65, wordsRe('toujours|désormais|dorénavant|à partir de maintenant|par défaut')),
+      cue('fact', 0.75, wordsRe('la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à')),
+    ],
+  },
+  de: {
+    durable: wordsRe('immer|nie|niemals|ab jetzt|ab sofort|von nun an|künftig|zukünftig|standardmäßig|jedes mal|grundsätzlich|nur|ausschließlich'),
+    request: wordsRe('bitte|kannst du|könntest du|mach|mache|erstelle|behebe|prüfe|überprüfe|ich möchte, dass|ich möchte dass|hilf mir|schau|implementiere|füge'),
+    narration: /^(?:ich werde|ich schaue|jetzt (?:werde|schaue|prüfe)|zuerst (?:werde|schaue|prüfe)|lass mich|ich prüfe|ich sehe)/iu,
+    rootCause: wordsRe('die ursache (?:ist|war)|die grundursache (?:ist|war)|liegt daran|wird verursacht durch|wurde verursacht durch'),
+    conclusion: /^(?:zusammenfassung|fazit|entscheidung)\s*:/iu,
+    hedge: wordsRe('vielleicht|wahrscheinlich|eventuell|ich glaube|ich denke'),
+    conditional: wordsRe('wenn|falls|außer wenn|in diesem (?:projekt|repo)'),
+    cues: [
+      cue('decision', 0.85, wordsRe('wir haben entschieden|wir haben uns entschieden|ich habe entschieden|wir werden \\p{L}+ verwenden|wir nehmen|wir setzen auf')),
+      cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:verwende|verwenden|nutze|nutzen|benutze|benutzen|setze|setzen)(?![\p{L}\p{N}])[^.;]{1,60}?(?:statt|anstatt|anstelle von)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.85, wordsRe('nie|niemals|verboten|ist verboten|nicht erlaubt|pflicht|muss|müssen|darf nicht|dürfen nicht|darf kein|dürfen keine')),
+      cue('constraint', 0.75, /(?<![\p{L}\p{N}])(?:verwende|benutze|nutze|ändere|committe|pushe|lösche|füge)\s+(?:\S+\s+){0,3}?(?:nicht|kein|keine|keinen)(?![\p{L}\p{N}])|nicht (?:verwenden|benutzen|ändern|committen|pushen|löschen)|vermeide|vermeiden/iu),
+      cue('constraint', 0.7, /^(?:immer)\b/iu),
+      cue('preference', 0.8, wordsRe('ich bevorzuge|ich mag|ich mag keine?n?|ich hasse|mir gefällt|mir ist lieber'), true),
+      cue('convention', 0.75, wordsRe('konvention|namenskonvention|commit-nachrichten?|commit-messages?|wir verwenden|wir nutzen|camelcase|snake_case|kebab-case')),
+      cue('convention', 0.65, wordsRe('immer|ab jetzt|ab sofort|von nun an|künftig|standardmäßig|grundsätzlich')),
+      cue('fact', 0.75, wordsRe('die ursache (?:ist|war)|die grundursache (?:ist|war)|wird verursacht durch|wurde verursacht durch')),
+    ],
+  },
+};
+
+/**
+ * How a sentence in Spanish, Portuguese, French or German reads, or null when it is no memory: a
+ * question, a request for now, the assistant's narration or a line that does not conclude, or no cue.
+ */
+export function readEuropean(text: string, lang: EuropeanLanguage, role: 'user' | 'assistant', concluded: boolean): LanguageReading | null {
+  const t = text.trim();
+  const table = TABLES[lang];
+  if (QUESTION.test(t)) return null;
+  const durable = table.durable.test(t);
+  if (role === 'user' && table.request.test(t) && !durable) return null;
+  const concludes = concluded || table.conclusion.test(t) || (table.rootCause.test(t) && !namesNothing(t));
+  if (role === 'assistant' && (table.narration.test(t) || !(concludes || durable))) return null;
+  const { scores, personal } = cueScores(table.cues, t);
+  if (scores.size === 0) return null;
+  // The assistant's lasting words count only for what it decided: its "must" and "always" explain.
+  if (role === 'assistant' && !concludes && !scores.has('decision')) return null;
+  return reading(scores, { personal, durable, hedged: table.hedge.test(t), conditional: table.conditional.test(t) });
+}
