@@ -26,9 +26,9 @@ const countRe = (words: string): RegExp => new RegExp(anyOf(words), 'giu');
 
 /** Function words each language has and the others (of these five) do not. */
 const FUNCTION_WORDS: Record<EuropeanLanguage | 'en', RegExp> = {
-  en: countRe('the|and|is|are|to|of|for|with|not|this|that|it|we|you|be|should|must|always|never|use|don\'t|do'),
-  es: countRe('el|los|las|del|al|lo|una|esto|este|esta|estos|siempre|cuando|también|pero|cómo|qué|puedes|podrías|haz|hacer|usa|usar|uses|tu|su|hay|archivo|código|ahora|debe|debes|usamos|utilizamos|lugar|en|nosotros'),
-  pt: countRe('não|você|os|do|da|dos|das|na|nas|nos|ao|uma|é|são|sempre|quando|também|isso|esse|essa|pelo|pela|pode|faça|fazer|seu|sua|arquivo|código|agora|deve|usar|usamos|utilizamos|em|nós|vocês'),
+  en: countRe('the|and|is|are|to|of|for|with|not|this|that|it|we|you|be|should|must|always|never|don\'t|do'),
+  es: countRe('el|los|las|del|al|lo|una|esto|este|esta|estos|siempre|cuando|también|pero|cómo|qué|puedes|podrías|haz|hacer|usa|usar|uses|tu|su|hay|archivo|código|ahora|debe|debes|usamos|utilizamos|lugar|nosotros|nunca|y|antes|después|cada|es'),
+  pt: countRe('não|você|os|do|da|dos|das|na|nas|nos|ao|uma|é|são|sempre|quando|também|isso|esse|essa|pelo|pela|pode|faça|fazer|seu|sua|arquivo|código|agora|deve|usar|usamos|utilizamos|em|nós|vocês|nunca|com|o|antes|após|depois|cada'),
   fr: countRe('le|les|du|des|au|aux|et|ne|pas|pour|avec|une|est|sont|toujours|jamais|utiliser|utilise|il|nous|vous|ce|cette|dans|sur|peux|fichier|fais|faire|doit'),
   de: countRe('der|die|das|und|nicht|für|mit|ein|eine|ist|sind|immer|nie|niemals|verwenden|verwende|bitte|wir|ich|du|auf|bei|zu|den|dem|kannst|datei|kein|keine|nur|auch|mach|nutze|benutze|muss|soll'),
 };
@@ -38,7 +38,9 @@ const FUNCTION_WORDS: Record<EuropeanLanguage | 'en', RegExp> = {
  * function words it holds most, two at least and more than English's, or one where it holds no
  * English one ("Ich bevorzuge kurze Commit-Nachrichten").
  */
-export function europeanLanguage(text: string): EuropeanLanguage | null {
+export function europeanLanguage(sentence: string): EuropeanLanguage | null {
+  // Code spans are names, not words of the sentence's language.
+  const text = sentence.replace(/`[^`]*`/g, ' ');
   const count = (l: EuropeanLanguage | 'en'): number => text.match(FUNCTION_WORDS[l])?.length ?? 0;
   let best: EuropeanLanguage | null = null;
   let top = 0;
@@ -89,6 +91,9 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('constraint', 0.85, wordsRe('nunca|jamás|prohibido|está prohibido|no se permite|no está permitido|no (?:debe|debes|deben|puede|puedes|pueden)|obligatorio|debe(?:n|s)? (?:ser|usar|tener|pasar)|tiene(?:s|n)? que')),
       cue('constraint', 0.75, wordsRe('no (?:uses|usar|utilices|hagas|modifiques|toques|subas|borres|elimines|cambies|agregues|añadas|edites)|hay que|evita|evitar')),
       cue('constraint', 0.7, /^(?:siempre)\b/iu),
+      // A rule written as a bare "no …" ("Nada de estilos en línea", "Sin valores en duro").
+      cue('constraint', 0.7, /^(?:nada de|sin)\s/iu),
+      cue('convention', 0.75, wordsRe('en (?:español|inglés|castellano|portugués|francés|alemán)')),
       cue('preference', 0.8, wordsRe('prefiero|me gusta|me gustan|no me gusta|odio|mi preferencia'), true),
       cue('convention', 0.75, wordsRe('convención|nomenclatura|los nombres de|mensajes? de commit|usamos|utilizamos|camelcase|snake_case|kebab-case')),
       cue('convention', 0.65, wordsRe('siempre|a partir de ahora|de ahora en adelante|por defecto')),
@@ -107,7 +112,9 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('decision', 0.85, wordsRe('decidimos|decidi|vamos usar|usaremos|escolhemos|optamos por')),
       cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:use|usar|usamos|utilize|utilizar|utilizamos)(?![\p{L}\p{N}])[^.;]{1,60}?(?:em vez de|ao invés de|no lugar de)(?![\p{L}\p{N}])/iu),
       cue('constraint', 0.85, wordsRe('nunca|jamais|proibido|é proibido|não é permitido|não pode(?:m)?|não deve(?:m)?|obrigatório|deve(?:m)? (?:ser|usar|ter|passar|ficar)|tem que|têm que')),
-      cue('constraint', 0.75, wordsRe('não (?:use|usar|utilize|faça|modifique|mexa|altere|suba|apague|remova|commite|edite|adicione|toque)|evite|evitar')),
+      cue('constraint', 0.75, wordsRe('não (?:use|usar|utilize|faça|modifique|mexa|altere|suba|apague|remova|commite|edite|adicione|toque|crie|rode|execute|instale|delete|exponha|coloque|deixe)|evite|evitar')),
+      cue('constraint', 0.7, /^(?:nada de|sem)\s/iu),
+      cue('convention', 0.75, wordsRe('em (?:português|inglês|espanhol|francês|alemão)')),
       cue('constraint', 0.7, /^(?:sempre)\b/iu),
       cue('preference', 0.8, wordsRe('prefiro|eu gosto|gosto de|não gosto|odeio|minha preferência'), true),
       cue('convention', 0.75, wordsRe('convenção|padrão de nomes|nomenclatura|mensagens? de commit|usamos|utilizamos|camelcase|snake_case|kebab-case')),
@@ -116,7 +123,7 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
     ],
   },
   fr: {
-    durable: wordsRe('toujours|jamais|désormais|dorénavant|à partir de maintenant|par défaut|à chaque fois|chaque fois que|en général|seulement|uniquement'),
+    durable: wordsRe('toujours(?!\\s+pas)|jamais|désormais|dorénavant|à partir de maintenant|par défaut|à chaque fois|chaque fois que|en général|seulement|uniquement'),
     request: wordsRe("s'il te plaît|s'il vous plaît|stp|svp|peux-tu|pouvez-vous|pourrais-tu|fais|corrige|vérifie|crée|je veux que|j'ai besoin que|aide-moi|regarde|implémente|ajoute"),
     narration: /^(?:je vais|nous allons|on va|maintenant,? je|d'abord,? je|laisse-moi|je suis en train)/iu,
     rootCause: wordsRe('la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à|vient de'),
@@ -127,11 +134,15 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('decision', 0.85, wordsRe('nous avons décidé|on a décidé|j\'ai décidé|on va utiliser|nous utiliserons|nous avons choisi|on a choisi')),
       cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:utilise|utiliser|utilisons|utilisez)(?![\p{L}\p{N}])[^.;]{1,60}?(?:au lieu de|plutôt que)(?![\p{L}\p{N}])/iu),
       cue('constraint', 0.85, wordsRe('jamais|interdit|il est interdit|n\'est pas autorisé|obligatoire|il faut|doit|doivent')),
-      cue('constraint', 0.75, /(?<![\p{L}\p{N}])(?:ne|n')\s?(?:utilise|utilisez|modifie|modifiez|touche|touchez|pousse|poussez|supprime|supprimez|ajoute|ajoutez|commite|commitez)\s+(?:pas|jamais)|évite|éviter/iu),
-      cue('constraint', 0.7, /^(?:toujours)\b/iu),
+      // A prohibition in the imperative or the infinitive, opening the sentence ("Ne mentionne pas …",
+      // "N'utilise jamais …", "Ne pas s'adresser …"), not "ça ne marche pas" (a problem).
+      cue('constraint', 0.75, /^(?:ne|n')\s?(?:pas\s|jamais\s|\p{L}+\s+(?:pas|jamais)(?![\p{L}\p{N}]))|(?<![\p{L}\p{N}])(?:évite|éviter)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.7, /^(?:pas de|aucune?|jamais de)\s/iu),
+      cue('convention', 0.75, wordsRe('en (?:français|anglais|espagnol|allemand)')),
+      cue('constraint', 0.7, /^toujours(?!\s+pas)(?![\p{L}\p{N}])/iu),
       cue('preference', 0.8, wordsRe("je préfère|j'aime|je n'aime pas|je déteste|ma préférence"), true),
       cue('convention', 0.75, wordsRe('convention|nommage|messages? de commit|nous utilisons|on utilise|camelcase|snake_case|kebab-case')),
-      cue('convention', 0.65, wordsRe('toujours|désormais|dorénavant|à partir de maintenant|par défaut')),
+      cue('convention', 0.65, wordsRe('toujours(?!\\s+pas)|désormais|dorénavant|à partir de maintenant|par défaut')),
       cue('fact', 0.75, wordsRe('la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à')),
     ],
   },
@@ -149,6 +160,8 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('constraint', 0.85, wordsRe('nie|niemals|verboten|ist verboten|nicht erlaubt|pflicht|muss|müssen|darf nicht|dürfen nicht|darf kein|dürfen keine')),
       cue('constraint', 0.75, /(?<![\p{L}\p{N}])(?:verwende|benutze|nutze|ändere|committe|pushe|lösche|füge)\s+(?:\S+\s+){0,3}?(?:nicht|kein|keine|keinen)(?![\p{L}\p{N}])|nicht (?:verwenden|benutzen|ändern|committen|pushen|löschen)|vermeide|vermeiden/iu),
       cue('constraint', 0.7, /^(?:immer)\b/iu),
+      cue('constraint', 0.75, /^(?:keine?n?|nie|niemals|nicht)\s/iu),
+      cue('convention', 0.75, wordsRe('auf (?:deutsch|englisch|französisch|spanisch)|in (?:deutsch|englisch)')),
       cue('preference', 0.8, wordsRe('ich bevorzuge|ich mag|ich mag keine?n?|ich hasse|mir gefällt|mir ist lieber'), true),
       cue('convention', 0.75, wordsRe('konvention|namenskonvention|commit-nachrichten?|commit-messages?|wir verwenden|wir nutzen|camelcase|snake_case|kebab-case')),
       cue('convention', 0.65, wordsRe('immer|ab jetzt|ab sofort|von nun an|künftig|standardmäßig|grundsätzlich')),

@@ -2,9 +2,12 @@
  * Extraction of statements in Spanish, Portuguese, French and German (engine/extract/european.ts):
  * a lasting rule is a memory, a request for now, a question or the assistant's narration is not,
  * and English is read as before. The Portuguese requests below are real: typed in blind-41's
- * session (test/fixtures/transcripts/supercartolamanagerv5-eac385e2.jsonl).
+ * session (test/fixtures/transcripts/supercartolamanagerv5-eac385e2.jsonl). The corpus of
+ * test/fixtures/eu-statements holds 136 more, collected by someone who never read these rules.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { europeanLanguage } from '../../engine/extract/european.js';
 import { RuleExtractor } from '../../engine/extract/rule-extractor.js';
@@ -13,6 +16,7 @@ import type { ExtractTurn } from '../../engine/extract/types.js';
 const user = (text: string): ExtractTurn => ({ role: 'user', text });
 const assistant = (text: string): ExtractTurn => ({ role: 'assistant', text });
 const extract = (turns: ExtractTurn[]) => new RuleExtractor().extract(turns);
+const CORPUS = path.resolve(import.meta.dirname, '../../../test/fixtures/eu-statements/statements.json');
 
 describe('extraction in Spanish, Portuguese, French and German', () => {
   it('tells the language by its function words, and leaves English (with a foreign word in it) to the English cues', () => {
@@ -67,5 +71,27 @@ describe('extraction in Spanish, Portuguese, French and German', () => {
     // blind-41's task prompt, pasted with a diagnosis.
     const diagnosis = 'Diagnóstico Provável: A query ou loop de verificação deve estar com condição `< 38` em vez de `<= 38`.';
     assert.deepEqual(await extract([user(diagnosis)]), []);
+  });
+
+  it('stores rules of the real corpus and none of its requests, questions or narration', async () => {
+    const corpus = JSON.parse(fs.readFileSync(CORPUS, 'utf8')) as { text: string; kind: string; role: 'user' | 'assistant' }[];
+    let rules = 0;
+    let kept = 0;
+    const oneOffs: string[] = [];
+    for (const s of corpus) {
+      const got = await extract([{ role: s.role, text: s.text }]);
+      if (s.kind === 'rule') {
+        rules++;
+        if (got.length > 0) kept++;
+      } else if (got.length > 0) {
+        oneOffs.push(s.text);
+      }
+    }
+    // Its first run: 14 of 65 rules, 1 of 71 others ("toujours pas, vérifie …": "still not"). Measured
+    // when written, after one round on its misses: es 8/17, pt 5/14, fr 8/16, de 6/18. Most rules
+    // left are instruction-file imperatives ("Führe Tests mit `npm test` aus"), which the English
+    // cues do not store either.
+    assert.ok(kept >= 0.38 * rules, `${kept} of ${rules} rules stored`);
+    assert.deepEqual(oneOffs, [], 'no request, question or narration is a memory');
   });
 });
