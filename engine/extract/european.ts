@@ -27,8 +27,8 @@ const countRe = (words: string): RegExp => new RegExp(anyOf(words), 'giu');
 /** Function words each language has and the others (of these five) do not. */
 const FUNCTION_WORDS: Record<EuropeanLanguage | 'en', RegExp> = {
   en: countRe('the|and|is|are|to|of|for|with|not|this|that|it|we|you|be|should|must|always|never|don\'t|do'),
-  es: countRe('el|los|las|del|al|lo|una|esto|este|esta|estos|siempre|cuando|también|pero|cómo|qué|puedes|podrías|haz|hacer|usa|usar|uses|tu|su|hay|archivo|código|ahora|debe|debes|usamos|utilizamos|lugar|nosotros|nunca|y|antes|después|cada|es'),
-  pt: countRe('não|você|os|do|da|dos|das|na|nas|nos|ao|uma|é|são|sempre|quando|também|isso|esse|essa|pelo|pela|pode|faça|fazer|seu|sua|arquivo|código|agora|deve|usar|usamos|utilizamos|em|nós|vocês|nunca|com|o|antes|após|depois|cada'),
+  es: countRe('el|los|las|del|al|lo|una|esto|este|esta|estos|siempre|cuando|también|pero|cómo|qué|puedes|podrías|haz|hacer|usa|usar|uses|tu|su|hay|archivo|código|ahora|debe|debes|usamos|utilizamos|lugar|nosotros|nunca|antes|después|cada|es'),
+  pt: countRe('não|você|os|do|da|dos|das|na|nas|nos|ao|uma|é|são|sempre|quando|também|isso|esse|essa|pelo|pela|pode|faça|fazer|seu|sua|arquivo|código|agora|deve|usar|usamos|utilizamos|em|nós|vocês|nunca|com|antes|após|depois|cada'),
   fr: countRe('le|les|du|des|au|aux|et|ne|pas|pour|avec|une|est|sont|toujours|jamais|utiliser|utilise|il|nous|vous|ce|cette|dans|sur|peux|fichier|fais|faire|doit'),
   de: countRe('der|die|das|und|nicht|für|mit|ein|eine|ist|sind|immer|nie|niemals|verwenden|verwende|bitte|wir|ich|du|auf|bei|zu|den|dem|kannst|datei|kein|keine|nur|auch|mach|nutze|benutze|muss|soll'),
 };
