@@ -24,7 +24,11 @@ const anyOf = (words: string): string => `(?<![\\p{L}\\p{N}])(?:${words})(?![\\p
 const wordsRe = (words: string): RegExp => new RegExp(anyOf(words), 'iu');
 const countRe = (words: string): RegExp => new RegExp(anyOf(words), 'giu');
 
-/** Function words each language has and the others (of these five) do not. */
+/**
+ * Common words of each language. A few are shared (Spanish and Portuguese "nunca", "usamos", "antes";
+ * "do" in English and Portuguese; German "es"): a sentence holds enough others to tell, and a tie
+ * between the two Iberian languages goes to Spanish, whose cues read the shared rule words too.
+ */
 const FUNCTION_WORDS: Record<EuropeanLanguage | 'en', RegExp> = {
   en: countRe('the|and|is|are|to|of|for|with|not|this|that|it|we|you|be|should|must|always|never|don\'t|do'),
   es: countRe('el|los|las|del|al|lo|una|esto|este|esta|estos|siempre|cuando|también|pero|cómo|qué|puedes|podrías|haz|hacer|usa|usar|uses|tu|su|hay|archivo|código|ahora|debe|debes|usamos|utilizamos|lugar|nosotros|nunca|antes|después|cada|es'),
