@@ -168,9 +168,9 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
 const MAX_FAILURES = 5;
 const MAX_FAILED_COMMAND = 80;
 const MAX_ERROR = 200;
-/** An output line that says what went wrong. */
-const ERROR_LINE =
-  /\b(?:error|fatal|failed|failure|denied|refused|rejected|blocked|not found|no such|not installed|cannot|can't|unable|invalid|unexpected|exception|panic|timed out)\b|^Exit code \d+$/i;
+/** An output line that says what went wrong, and the line Claude Code puts before a failed command's output. */
+const ERROR_LINE = /\b(?:error|fatal|failed|failure|denied|refused|rejected|blocked|not found|no such|not installed|cannot|can't|unable|invalid|unexpected|exception|panic|timed out)\b/i;
+const EXIT_LINE = /^Exit code \d+$/i;
 /** A system error code ("listen EADDRINUSE: address already in use :::5000"). */
 const ERRNO = /\bE(?:ADDRINUSE|ADDRNOTAVAIL|NOENT|ACCES|PERM|CONNREFUSED|CONNRESET|TIMEDOUT|EXIST|NOTDIR|ISDIR|NOSPC|MFILE|PIPE|AI_AGAIN|NOTFOUND)\b/;
 
@@ -180,8 +180,8 @@ function failed(d: EpisodeDraft, command: string, text: string): void {
     .split('\n')
     .slice(text.startsWith('$ ') ? 1 : 0)
     .map((l) => squeeze(l))
-    .filter((l) => l && (ERROR_LINE.test(l) || ERRNO.test(l)));
-  const exit = lines.find((l) => /^Exit code \d+$/i.test(l));
+    .filter((l) => l && (EXIT_LINE.test(l) || ERROR_LINE.test(l) || ERRNO.test(l)));
+  const exit = lines.find((l) => EXIT_LINE.test(l));
   const said = lines.filter((l) => l !== exit).slice(0, 2);
   if (said.length === 0) return;
   const error = clip([exit, ...said].filter(Boolean).join(' / '), MAX_ERROR);

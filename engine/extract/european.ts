@@ -79,12 +79,23 @@ interface LanguageTable {
 
 const QUESTION = /\?\s*$|^\s*¿/u;
 
+/**
+ * A root cause stated, in each language's words: a fact cue, and what makes an assistant's sentence
+ * a conclusion (with "vient de", "liegt daran", which conclude but are too loose to be a fact alone).
+ */
+const CAUSE: Record<EuropeanLanguage, string> = {
+  es: 'la causa(?: raíz| raiz)?(?: del problema)? (?:es|era|fue)|se debe a|es causado por|fue causado por',
+  pt: 'a causa(?: raiz)?(?: do problema)? (?:é|era|foi)|se deve a|é causad[oa] por|foi causad[oa] por',
+  fr: 'la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à',
+  de: 'die ursache (?:ist|war)|die grundursache (?:ist|war)|wird verursacht durch|wurde verursacht durch',
+};
+
 const TABLES: Record<EuropeanLanguage, LanguageTable> = {
   es: {
     durable: wordsRe('siempre|nunca|jamás|a partir de ahora|de ahora en adelante|en adelante|por defecto|cada vez que|todas? las veces|en general|solo|sólo|únicamente'),
     request: wordsRe('por favor|puedes|podrías|podrias|haz|hazme|arregla|corrige|revisa|crea|necesito que|quiero que|ayúdame|ayudame|mira|verifica|implementa'),
     narration: /^(?:voy a|vamos a|ahora (?:voy|vamos)|primero,? (?:voy|vamos)|déjame|dejame|estoy )/iu,
-    rootCause: wordsRe('la causa(?: raíz| raiz)?(?: del problema)? (?:es|era|fue)|se debe a|es causado por|fue causado por'),
+    rootCause: wordsRe(CAUSE.es),
     conclusion: /^(?:resumen|conclusión|decisión)\s*:/iu,
     hedge: wordsRe('quizás|quizas|tal vez|a lo mejor|probablemente|probable|posiblemente|puede que'),
     conditional: wordsRe('si|salvo que|a menos que|en este (?:proyecto|repo)'),
@@ -101,14 +112,14 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('preference', 0.8, wordsRe('prefiero|me gusta|me gustan|no me gusta|odio|mi preferencia'), true),
       cue('convention', 0.75, wordsRe('convención|nomenclatura|los nombres de|mensajes? de commit|usamos|utilizamos|camelcase|snake_case|kebab-case')),
       cue('convention', 0.65, wordsRe('siempre|a partir de ahora|de ahora en adelante|por defecto')),
-      cue('fact', 0.75, wordsRe('la causa(?: raíz| raiz)?(?: del problema)? (?:es|era|fue)|se debe a|es causado por|fue causado por')),
+      cue('fact', 0.75, wordsRe(CAUSE.es)),
     ],
   },
   pt: {
     durable: wordsRe('sempre|nunca|jamais|a partir de agora|daqui pra frente|daqui para frente|de agora em diante|por padrão|toda vez que|todas as vezes|em geral|só|somente|apenas'),
     request: wordsRe('por favor|você pode|voce pode|pode me|poderia|faça|faz|corrija|revise|crie|preciso que|quero que|me ajude|verifique|implemente|atue como|analise|atualize|recrie|liste|liset|mostre'),
     narration: /^(?:vou |vamos |agora (?:vou|vamos)|primeiro,? (?:vou|vamos)|deixe-me|deixa eu|estou )/iu,
-    rootCause: wordsRe('a causa(?: raiz)?(?: do problema)? (?:é|era|foi)|se deve a|é causad[oa] por|foi causad[oa] por'),
+    rootCause: wordsRe(CAUSE.pt),
     conclusion: /^(?:resumo|conclusão|decisão)\s*:/iu,
     hedge: wordsRe('talvez|provavelmente|provável|possivelmente|pode ser que|acho que'),
     conditional: wordsRe('se|a menos que|exceto se|neste (?:projeto|repo)'),
@@ -123,14 +134,14 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('preference', 0.8, wordsRe('prefiro|eu gosto|gosto de|não gosto|odeio|minha preferência'), true),
       cue('convention', 0.75, wordsRe('convenção|padrão de nomes|nomenclatura|mensagens? de commit|usamos|utilizamos|camelcase|snake_case|kebab-case')),
       cue('convention', 0.65, wordsRe('sempre|a partir de agora|daqui pra frente|daqui para frente|de agora em diante|por padrão')),
-      cue('fact', 0.75, wordsRe('a causa(?: raiz)?(?: do problema)? (?:é|era|foi)|se deve a|é causad[oa] por|foi causad[oa] por')),
+      cue('fact', 0.75, wordsRe(CAUSE.pt)),
     ],
   },
   fr: {
     durable: wordsRe('toujours(?!\\s+pas)|jamais|désormais|dorénavant|à partir de maintenant|par défaut|à chaque fois|chaque fois que|en général|seulement|uniquement'),
     request: wordsRe("s'il te plaît|s'il vous plaît|stp|svp|peux-tu|pouvez-vous|pourrais-tu|fais|corrige|vérifie|crée|je veux que|j'ai besoin que|aide-moi|regarde|implémente|ajoute"),
     narration: /^(?:je vais|nous allons|on va|maintenant,? je|d'abord,? je|laisse-moi|je suis en train)/iu,
-    rootCause: wordsRe('la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à|vient de'),
+    rootCause: wordsRe(`${CAUSE.fr}|vient de`),
     conclusion: /^(?:résumé|conclusion|décision)\s*:/iu,
     hedge: wordsRe('peut-être|probablement|il se peut que|je pense que'),
     conditional: wordsRe('si|sauf si|à moins que|dans ce (?:projet|repo)'),
@@ -147,14 +158,14 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('preference', 0.8, wordsRe("je préfère|j'aime|je n'aime pas|je déteste|ma préférence"), true),
       cue('convention', 0.75, wordsRe('convention|nommage|messages? de commit|nous utilisons|on utilise|camelcase|snake_case|kebab-case')),
       cue('convention', 0.65, wordsRe('toujours(?!\\s+pas)|désormais|dorénavant|à partir de maintenant|par défaut')),
-      cue('fact', 0.75, wordsRe('la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à')),
+      cue('fact', 0.75, wordsRe(CAUSE.fr)),
     ],
   },
   de: {
     durable: wordsRe('immer|nie|niemals|ab jetzt|ab sofort|von nun an|künftig|zukünftig|standardmäßig|jedes mal|grundsätzlich|nur|ausschließlich'),
     request: wordsRe('bitte|kannst du|könntest du|mach|mache|erstelle|behebe|prüfe|überprüfe|ich möchte, dass|ich möchte dass|hilf mir|schau|implementiere|füge'),
     narration: /^(?:ich werde|ich schaue|jetzt (?:werde|schaue|prüfe)|zuerst (?:werde|schaue|prüfe)|lass mich|ich prüfe|ich sehe)/iu,
-    rootCause: wordsRe('die ursache (?:ist|war)|die grundursache (?:ist|war)|liegt daran|wird verursacht durch|wurde verursacht durch'),
+    rootCause: wordsRe(`${CAUSE.de}|liegt daran`),
     conclusion: /^(?:zusammenfassung|fazit|entscheidung)\s*:/iu,
     hedge: wordsRe('vielleicht|wahrscheinlich|eventuell|ich glaube|ich denke'),
     conditional: wordsRe('wenn|falls|außer wenn|in diesem (?:projekt|repo)'),
@@ -169,7 +180,7 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('preference', 0.8, wordsRe('ich bevorzuge|ich mag|ich mag keine?n?|ich hasse|mir gefällt|mir ist lieber'), true),
       cue('convention', 0.75, wordsRe('konvention|namenskonvention|commit-nachrichten?|commit-messages?|wir verwenden|wir nutzen|camelcase|snake_case|kebab-case')),
       cue('convention', 0.65, wordsRe('immer|ab jetzt|ab sofort|von nun an|künftig|standardmäßig|grundsätzlich')),
-      cue('fact', 0.75, wordsRe('die ursache (?:ist|war)|die grundursache (?:ist|war)|wird verursacht durch|wurde verursacht durch')),
+      cue('fact', 0.75, wordsRe(CAUSE.de)),
     ],
   },
 };

@@ -2,7 +2,7 @@
  * Line and sentence filters: what is never a memory. Code, logs, stack traces, progress
  * output, acknowledgements, questions. Each test is a cheap regex over one line or sentence.
  */
-import { words } from '../text/tokenize.js';
+import { CJK, words } from '../text/tokenize.js';
 
 const CODE_KEYWORD_START =
   /^(?:import|export|const|let|var|function|class|interface|type|enum|def|return|if|elif|else|for|while|switch|case|package|public|private|protected|async|await|fn|impl|struct|pub|use|from|try|catch|throw|new)\b/;
@@ -11,7 +11,7 @@ const CODE_END = /(?:[;{}]|=>|\\)$/;
 const CODE_TOKENS = /=>|===|!==|&&|\|\||::|\+\+|<\/\w+>|\w+\([^)]*\)\s*[;{]/;
 const SYMBOLS = /[{}[\]();=<>$|&*\\]/g;
 /** A run of Chinese, Japanese or Korean characters long enough to be words, not a label. */
-const CJK_WORDS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{4,}/u;
+const CJK_WORDS = new RegExp(`(?:${CJK.source}){4,}`, 'u');
 
 /** A line of source code, markup, data or a shell command rather than prose. */
 export function isCodeLine(line: string): boolean {

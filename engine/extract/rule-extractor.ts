@@ -391,7 +391,7 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     const s = list[i]!;
     let text = s.text;
     // Chinese, Japanese and Korean (cjk.ts); Spanish, Portuguese, French and German (european.ts).
-    const lang = turn.role === 'tool' ? null : isCjkSentence(text) ? 'cjk' : europeanLanguage(text);
+    const lang = isCjkSentence(text) ? 'cjk' : europeanLanguage(text);
     if (lang && turn.role !== 'tool') {
       const concluded = s.concluded || turn.kind === 'summary';
       const read = lang === 'cjk' ? readCjk(text, turn.role, concluded) : text.length >= MIN_CHARS && words(text).length >= MIN_WORDS ? readEuropean(text, lang, turn.role, concluded) : null;
