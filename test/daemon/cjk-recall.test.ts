@@ -2,7 +2,7 @@
  * Japanese and Chinese through the real hooks, CLI and daemon: text without spaces between words is
  * indexed by character pairs, so a prompt asked in Japanese finds the memory and the episode that
  * say it in other words around it, and one that shares no word with them finds nothing. A rule
- * typed in Chinese, Japanese or Korean is extracted as one; a request for now is not.
+ * typed in Chinese, Japanese, Korean, Portuguese or German is extracted as one; a request for now is not.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -65,6 +65,18 @@ describe('recall of Japanese and Chinese text', () => {
     assert.ok(got.some((m) => /^constraint: テストは必ず pnpm test/.test(m)), JSON.stringify(got));
     assert.ok(got.some((m) => /^convention: 앞으로 커밋 메시지는 한국어로/.test(m)), JSON.stringify(got));
     assert.ok(!got.some((m) => /帮我修复|確認してください|커밋해줘/.test(m)), `no request for now is a memory: ${JSON.stringify(got)}`);
+  });
+
+  it('extracts a rule typed in Portuguese or German through the same hooks, and no request for now', async () => {
+    await session('eu-rules', ['Nunca faça commit direto na main.', 'Você pode revisar as alterações de hoje?', 'Verwende immer pnpm statt npm.', 'Bitte prüfe die Tests.']);
+    const out = await cli(['list', '--json', '--limit', '50'], d.env, repo);
+    assert.equal(out.code, 0, out.stderr);
+    const got = (JSON.parse(out.stdout) as { results: { content: string; category: string; metadata?: { kind?: string } }[] }).results
+      .filter((m) => m.metadata?.kind !== 'episode')
+      .map((m) => `${m.category}: ${m.content}`);
+    assert.ok(got.includes('constraint: Nunca faça commit direto na main.'), JSON.stringify(got));
+    assert.ok(got.some((m) => /: Verwende immer pnpm statt npm\.$/.test(m)), JSON.stringify(got));
+    assert.ok(!got.some((m) => /revisar as alterações|prüfe die Tests/.test(m)), `no request for now is a memory: ${JSON.stringify(got)}`);
   });
 
   it('finds a Japanese memory and a Japanese episode by a Japanese question, and nothing for an unrelated one', async () => {
