@@ -1,12 +1,13 @@
 /**
- * Statements in Spanish, Portuguese, French and German. The English cues (cues.ts) never fire on
- * "Nunca faça commit direto na main" or "Verwende immer pnpm", so a sentence written in one of
- * these languages is read here, by the same policy as an English one (and as cjk.ts reads Chinese,
+ * Statements in Spanish, Portuguese, French, German and Russian. The English cues (cues.ts) never
+ * fire on "Nunca faça commit direto na main", "Verwende immer pnpm" or "Никогда не коммить в main",
+ * so a sentence written in one of these languages is read here, by the same policy as an English one (and as cjk.ts reads Chinese,
  * Japanese and Korean):
  *
- * - no cue, no memory; a question, a request for now ("você pode corrigir…", "bitte prüfe …") or
- *   the assistant's narration is never one, unless it says it lasts ("sempre", "siempre",
- *   "toujours", "immer", "a partir de agora" …);
+ * - no cue, no memory; a question, a request for now ("você pode corrigir…", "bitte prüfe …",
+ *   "исправь …") or the assistant's narration is never one, unless it says it lasts ("sempre",
+ *   "siempre", "toujours", "immer", "всегда", "a partir de agora" …); a problem the user reports
+ *   ("всегда падает этот тест") is none either;
  * - the assistant counts only when it concludes: a root cause that names something, a summary's
  *   line, or a decision it says lasts;
  * - a preference goes to every repository only when it lasts and is not conditional.
@@ -17,7 +18,7 @@
 import { cueScores, languageCue as cue, reading, type LanguageCue, type LanguageReading } from './lang-cues.js';
 import { namesNothing } from './shapes.js';
 
-export type EuropeanLanguage = 'es' | 'pt' | 'fr' | 'de';
+export type EuropeanLanguage = 'es' | 'pt' | 'fr' | 'de' | 'ru';
 
 /** A whole word of a list, with Unicode letters as word characters ("não", "für", "également"). */
 const anyOf = (words: string): string => `(?<![\\p{L}\\p{N}])(?:${words})(?![\\p{L}\\p{N}])`;
@@ -35,6 +36,8 @@ const FUNCTION_WORDS: Record<EuropeanLanguage | 'en', RegExp> = {
   pt: countRe('não|você|os|do|da|dos|das|na|nas|nos|ao|uma|é|são|sempre|quando|também|isso|esse|essa|pelo|pela|pode|faça|fazer|seu|sua|arquivo|código|agora|deve|usar|usamos|utilizamos|em|nós|vocês|nunca|com|antes|após|depois|cada'),
   fr: countRe('le|les|du|des|au|aux|et|ne|pas|pour|avec|une|est|sont|toujours|jamais|utiliser|utilise|il|nous|vous|ce|cette|dans|sur|peux|fichier|fais|faire|doit'),
   de: countRe('der|die|das|und|nicht|für|mit|ein|eine|ist|sind|immer|nie|niemals|verwenden|verwende|bitte|wir|ich|du|auf|bei|zu|den|dem|kannst|datei|kein|keine|nur|auch|mach|nutze|benutze|muss|soll'),
+  // Cyrillic: no word is shared with the others, so one is enough where no English one is.
+  ru: countRe('и|в|во|не|на|что|с|со|по|это|как|для|из|к|у|же|то|все|всё|так|но|да|ты|вы|мы|я|он|она|они|а|или|если|только|всегда|никогда|нужно|надо|можно|нельзя|чтобы|при|до|от|о|об|за|без|его|их|этот|эта|эти|там|тут|здесь|уже|ещё|еще|бы|ли|мне|меня|нам|нас'),
 };
 
 /**
@@ -48,7 +51,7 @@ export function europeanLanguage(sentence: string): EuropeanLanguage | null {
   const count = (l: EuropeanLanguage | 'en'): number => text.match(FUNCTION_WORDS[l])?.length ?? 0;
   let best: EuropeanLanguage | null = null;
   let top = 0;
-  for (const l of ['es', 'pt', 'fr', 'de'] as const) {
+  for (const l of ['es', 'pt', 'fr', 'de', 'ru'] as const) {
     const n = count(l);
     if (n > top) {
       top = n;
@@ -74,6 +77,8 @@ interface LanguageTable {
   hedge: RegExp;
   /** Conditioned on a circumstance. */
   conditional: RegExp;
+  /** A problem reported ("всегда падает"): its lasting words tell how often it fails, not a rule. */
+  problem?: RegExp;
   cues: readonly LanguageCue[];
 }
 
@@ -88,6 +93,7 @@ const CAUSE: Record<EuropeanLanguage, string> = {
   pt: 'a causa(?: raiz)?(?: do problema)? (?:é|era|foi)|se deve a|é causad[oa] por|foi causad[oa] por',
   fr: 'la cause(?: racine| principale)?(?: du problème)? (?:est|était)|est dû à|est due à',
   de: 'die ursache (?:ist|war)|die grundursache (?:ist|war)|wird verursacht durch|wurde verursacht durch',
+  ru: 'причина(?: проблемы| ошибки| бага| сбоя)? (?:в том|была|была в|—|заключается в|заключалась в)|корневая причина|первопричина|проблема (?:была )?в том,? что|дело (?:было )?в том,? что|вызван[аоы]? тем',
 };
 
 const TABLES: Record<EuropeanLanguage, LanguageTable> = {
@@ -183,10 +189,40 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
       cue('fact', 0.75, wordsRe(CAUSE.de)),
     ],
   },
+  ru: {
+    // "только что" is "just now"; "запомни" asks for the rule to be kept.
+    durable: wordsRe('всегда|никогда|впредь|отныне|с этого момента|с этих пор|с сегодняшнего дня|по умолчанию|каждый раз|в дальнейшем|на будущее|только(?!\\s+что)|исключительно|запомни|запомните'),
+    request: wordsRe('пожалуйста|можешь|можете|сможешь|не мог бы|не могли бы|сделай|сделайте|исправь|исправьте|почини|поправь|проверь|проверьте|посмотри|посмотрите|глянь|создай|создайте|добавь|добавьте|удали|удалите|убери|запусти|запустите|напиши|напишите|обнови|обновите|помоги|помогите|давай|давайте|хочу,? чтобы|переделай|реализуй|покажи|объясни|найди|перепиши|замени|поменяй|измени|настрой|разберись|пока (?:что|этот|эту|это|эти|его|её|ее|их)|на этот раз|в этот раз|временно'),
+    narration: /^(?:сейчас|теперь|давайте|давай|сначала|посмотрю|проверю|посмотрим|проверим|отлично|хорошо|вижу|понял|понятно|я (?:сейчас |теперь )?(?:проверю|посмотрю|добавлю|создам|исправлю|обновлю|запущу|изучу|прочитаю|начну))(?![\p{L}\p{N}])/iu,
+    rootCause: wordsRe(`${CAUSE.ru}|из-за того,? что`),
+    conclusion: /^(?:итог|итого|резюме|вывод|выводы|решение|причина)\s*:/iu,
+    hedge: wordsRe('возможно|наверное|наверно|вероятно|может быть|скорее всего|кажется|мне кажется|думаю|я думаю|по-моему'),
+    conditional: wordsRe('если|кроме случаев|за исключением|в этом (?:проекте|репо|репозитории)'),
+    // Or what the user did ("проверил осциллографом …", "я уже обновил …"): a report, not a rule
+    // (what "we" decided or chose is one).
+    problem: new RegExp(
+      `${anyOf('не работает|не работают|не запускается|не компилируется|не собирается|не открывается|не грузится|не загружается|не выводит|не показывает|не отвечает|не реагирует|не видно|падает|падают|упал|упала|упало|упали|вылетает|крашится|глючит|зависает|ломается|сломал\\p{L}*|выдаёт ошибку|выдает ошибку')}|^(?:(?:я|мы)\\s+(?:уже\\s+|тоже\\s+|сам\\s+|только что\\s+)?(?!реш|выбр|договор|останов|определ|согласов|принял|перешл|перешли)\\p{L}+(?:ил|ал|ял|ел|ёл|ул|ыл)(?:а|и)?|(?:про|по|за|пере|у|на|об|от|при|до|с)?(?:верил|пробовал|делал|пустил|менял|новил|ставил|шел|шёл|шла|коммитил|пушил|далил|бавил|катил|брал|смотрел|глянул)(?:а|и)?)(?![\\p{L}\\p{N}])`,
+      'iu',
+    ),
+    cues: [
+      cue('decision', 0.85, wordsRe('мы решили|решили|я решил|я решила|будем использовать|выбрали|остановились на|переходим на')),
+      cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:используй|используйте|использовать|используем|использует)(?![\p{L}\p{N}])[^.;]{1,60}?(?:вместо|а не)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.85, wordsRe('никогда|ни в коем случае|запрещено|запрещается|не допускается|не разрешается|недопустимо|обязательно|обязательны|должен|должна|должно|должны')),
+      // A prohibition in the imperfective imperative ("не используй", "не трогайте", "не коммить"),
+      // the form a lasting "don't" takes, or an infinitive opening an instruction ("Не использовать any").
+      cue('constraint', 0.75, /(?<![\p{L}\p{N}])не\s+(?:\p{L}+(?:ай|яй|ей|уй|юй)(?:те)?|пиши|пишите|храни|коммить|комить|пушь|пушить|ставь|забывай)(?![\p{L}\p{N}])|^не\s+\p{L}+(?:ать|ять|еть|ить|уть|ыть)(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])(?:избегай|избегайте|избегать|нельзя)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.7, /^(?:всегда|никаких)(?![\p{L}\p{N}])/iu),
+      cue('convention', 0.75, wordsRe('на (?:русском|английском|украинском)(?: языке)?|по-русски|по-английски')),
+      cue('preference', 0.8, wordsRe('предпочитаю|мне нравится|мне нравятся|мне не нравится|я люблю|не люблю|ненавижу|мне удобнее|я привык|я привыкла'), true),
+      cue('convention', 0.75, wordsRe('соглашени\\p{L}* (?:об|о) (?:именовании|наименовании)|именовани\\p{L}*|нейминг|сообщени\\p{L}* коммит\\p{L}*|коммит-сообщени\\p{L}*|мы используем|используем|у нас принято|принято|camelcase|snake_case|kebab-case|стиль кода|код-стайл')),
+      cue('convention', 0.65, wordsRe('всегда|впредь|отныне|с этого момента|по умолчанию|каждый раз')),
+      cue('fact', 0.75, wordsRe(CAUSE.ru)),
+    ],
+  },
 };
 
 /**
- * How a sentence in Spanish, Portuguese, French or German reads, or null when it is no memory: a
+ * How a sentence in Spanish, Portuguese, French, German or Russian reads, or null when it is no memory: a
  * question, a request for now, the assistant's narration or a line that does not conclude, or no cue.
  */
 export function readEuropean(text: string, lang: EuropeanLanguage, role: 'user' | 'assistant', concluded: boolean): LanguageReading | null {
@@ -194,7 +230,7 @@ export function readEuropean(text: string, lang: EuropeanLanguage, role: 'user' 
   const table = TABLES[lang];
   if (QUESTION.test(t)) return null;
   const durable = table.durable.test(t);
-  if (role === 'user' && table.request.test(t) && !durable) return null;
+  if (role === 'user' && ((table.request.test(t) && !durable) || table.problem?.test(t))) return null;
   const concludes = concluded || table.conclusion.test(t) || (table.rootCause.test(t) && !namesNothing(t));
   if (role === 'assistant' && (table.narration.test(t) || !(concludes || durable))) return null;
   const { scores, personal } = cueScores(table.cues, t);

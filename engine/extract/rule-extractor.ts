@@ -390,7 +390,7 @@ function proseDrafts(input: ExtractTurn): Draft[] {
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
     let text = s.text;
-    // Chinese, Japanese and Korean (cjk.ts); Spanish, Portuguese, French and German (european.ts).
+    // Chinese, Japanese and Korean (cjk.ts); Spanish, Portuguese, French, German and Russian (european.ts).
     const lang = isCjkSentence(text) ? 'cjk' : europeanLanguage(text);
     if (lang && turn.role !== 'tool') {
       const concluded = s.concluded || turn.kind === 'summary';
