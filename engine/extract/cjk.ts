@@ -154,8 +154,9 @@ export function readCjk(text: string, role: 'user' | 'assistant', concluded: boo
   if (role === 'user' && DEFERRED.test(t)) return null;
   const durable = (DURABLE.test(t) && !PROBLEM.test(t)) || dictated || (role === 'user' && STANDING_REQUEST.test(t) && !PROBLEM.test(t));
   if (role === 'user' && (REQUEST.test(t) || MUSING.test(t) || NARRATION.test(t)) && !durable) return null;
-  // A root cause that names nothing to look up explains one failure, as in English (rule-extractor.ts).
-  const concludes = concluded || CONCLUSION.test(t) || (ROOT_CAUSE.test(t) && !namesNothing(t));
+  // A root cause that names nothing to look up explains one failure, as in English (rule-extractor.ts);
+  // one guessed ("…が原因のようです", "可能是…导致的") is no conclusion yet.
+  const concludes = concluded || CONCLUSION.test(t) || (ROOT_CAUSE.test(t) && !namesNothing(t) && !HEDGE.test(t));
   if (role === 'assistant' && (NARRATION.test(t) || PROPOSAL.test(t) || !(concludes || durable))) return null;
   const { scores, personal } = cueScores(CUES, t);
   // A rule to write down is a convention, whatever else it names.

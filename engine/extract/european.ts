@@ -77,6 +77,8 @@ interface LanguageTable {
   hedge: RegExp;
   /** Conditioned on a circumstance. */
   conditional: RegExp;
+  /** A question typed without its question mark ("Ist das ausreichend oder …", "Нужно ли …"). */
+  question?: RegExp;
   /** A problem reported ("всегда падает"): its lasting words tell how often it fails, not a rule. */
   problem?: RegExp;
   cues: readonly LanguageCue[];
@@ -151,6 +153,7 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
     conclusion: /^(?:résumé|conclusion|décision)\s*:/iu,
     hedge: wordsRe('peut-être|probablement|il se peut que|je pense que'),
     conditional: wordsRe('si|sauf si|à moins que|dans ce (?:projet|repo)'),
+    question: /(?<![\p{L}\p{N}])(?:est-ce que|est-ce qu'|\p{L}+-(?:tu|vous|t-il|t-elle|il|elle|on))(?![\p{L}\p{N}])/iu,
     cues: [
       cue('decision', 0.85, wordsRe('nous avons décidé|on a décidé|j\'ai décidé|on va utiliser|nous utiliserons|nous avons choisi|on a choisi')),
       cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:utilise|utiliser|utilisons|utilisez)(?![\p{L}\p{N}])[^.;]{1,60}?(?:au lieu de|plutôt que)(?![\p{L}\p{N}])/iu),
@@ -175,6 +178,10 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
     conclusion: /^(?:zusammenfassung|fazit|entscheidung)\s*:/iu,
     hedge: wordsRe('vielleicht|wahrscheinlich|eventuell|ich glaube|ich denke'),
     conditional: wordsRe('wenn|falls|außer wenn|in diesem (?:projekt|repo)'),
+    // A finite verb first, then its subject ("Ist das ausreichend …", "Kannst du …", "Gibt es …"), as
+    // an imperative never is; or "wie kann ich …" anywhere.
+    question:
+      /^(?:ist|sind|war|hast|habt|hat|kannst|könnt|kann|können|muss|musst|soll|sollte|sollen|gibt|wird|werden|bist|seid|darf|darfst|brauchst|benötigst|weißt|reicht|geht|funktioniert)\s+(?:es|das|du|ihr|ich|wir|sie|man|der|die|den|dem|dies\p{L}*|mein\p{L}*|unser\p{L}*|ein\p{L}*|alle\p{L}*)(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])(?:wie|was|wo|warum|wieso|weshalb|wann|welche\p{L}*)\s+(?:kann|muss|soll|könnte|sollte|mache)\s+(?:ich|du|wir|man)(?![\p{L}\p{N}])/iu,
     cues: [
       cue('decision', 0.85, wordsRe('wir haben entschieden|wir haben uns entschieden|ich habe entschieden|wir werden \\p{L}+ verwenden|wir nehmen|wir setzen auf')),
       cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:verwende|verwenden|nutze|nutzen|benutze|benutzen|setze|setzen)(?![\p{L}\p{N}])[^.;]{1,60}?(?:statt|anstatt|anstelle von)(?![\p{L}\p{N}])/iu),
@@ -198,6 +205,8 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
     conclusion: /^(?:итог|итого|резюме|вывод|выводы|решение|причина)\s*:/iu,
     hedge: wordsRe('возможно|наверное|наверно|вероятно|может быть|скорее всего|кажется|мне кажется|думаю|я думаю|по-моему'),
     conditional: wordsRe('если|кроме случаев|за исключением|в этом (?:проекте|репо|репозитории)'),
+    // "Нужно ли …", "Можно ли …", or why.
+    question: /^(?:\p{L}+\s+ли|почему|зачем|разве|неужели)(?![\p{L}\p{N}])/iu,
     // Or what the user did ("проверил осциллографом …", "я уже обновил …"): a report, not a rule
     // (what "we" decided or chose is one).
     problem: new RegExp(
@@ -228,14 +237,16 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
 export function readEuropean(text: string, lang: EuropeanLanguage, role: 'user' | 'assistant', concluded: boolean): LanguageReading | null {
   const t = text.trim();
   const table = TABLES[lang];
-  if (QUESTION.test(t)) return null;
+  if (QUESTION.test(t) || table.question?.test(t)) return null;
   const durable = table.durable.test(t);
   if (role === 'user' && ((table.request.test(t) && !durable) || table.problem?.test(t))) return null;
-  const concludes = concluded || table.conclusion.test(t) || (table.rootCause.test(t) && !namesNothing(t));
+  const hedged = table.hedge.test(t);
+  // A root cause guessed ("probablemente", "вероятно") is no conclusion yet, as in English.
+  const concludes = concluded || table.conclusion.test(t) || (table.rootCause.test(t) && !namesNothing(t) && !hedged);
   if (role === 'assistant' && (table.narration.test(t) || !(concludes || durable))) return null;
   const { scores, personal } = cueScores(table.cues, t);
   if (scores.size === 0) return null;
   // The assistant's lasting words count only for what it decided: its "must" and "always" explain.
   if (role === 'assistant' && !concludes && !scores.has('decision')) return null;
-  return reading(scores, { personal, durable, hedged: table.hedge.test(t), conditional: table.conditional.test(t) });
+  return reading(scores, { personal, durable, hedged, conditional: table.conditional.test(t) });
 }

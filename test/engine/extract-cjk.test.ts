@@ -136,6 +136,10 @@ describe('extraction in Chinese, Japanese and Korean', () => {
     assert.equal(cause?.category, 'fact');
     assert.equal(cause?.role, 'assistant');
     assert.deepEqual(await extract([assistant('原因はキャッシュでした。')]), [], 'a cause that names nothing explains one failure');
+    // blind-44 (repiq-4daebc19): a first guess, before the real cause (an old pre-commit hook) was found.
+    const guess = '`entire hooks git commit-msg` が exit 1 を返しているのが原因のようです。';
+    assert.deepEqual(await extract([assistant(guess)]), [], 'a cause guessed ("…のようです") is no conclusion');
+    assert.equal((await extract([assistant(guess.replace('のようです', 'です'))]))[0]?.category, 'fact');
   });
 
   it('reads a polite request said of a kind of thing, or of when it applies, as standing; one about the thing at hand as for now', async () => {

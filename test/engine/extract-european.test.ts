@@ -57,6 +57,9 @@ describe('extraction in Spanish, Portuguese, French and German', () => {
       'Por favor, recrie o arquivo de configuração agora e registre novamente o nosso servidor.',
       '¿Puedes revisar por qué falla el build?',
       'Kannst du bitte die Tests prüfen?',
+      // blind-43 (notebooklmclone-ed22f339): a question typed without its question mark.
+      'Ist das ausreichend oder benötigst Du die URL und den service role Key und wie kann ich am einfachsten claude hier in der Shell von Replit schließen und wieder öffnen damit ich nicht neu installieren muss',
+      'Est-ce que les tests doivent toujours passer avant un merge',
     ];
     assert.deepEqual((await extract(typed.map(user))).map((c) => c.content), []);
   });
