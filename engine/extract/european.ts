@@ -48,6 +48,10 @@ const FUNCTION_WORDS: Record<EuropeanLanguage | 'en', RegExp> = {
 export function europeanLanguage(sentence: string): EuropeanLanguage | null {
   // Code spans are names, not words of the sentence's language.
   const text = sentence.replace(/`[^`]*`/g, ' ');
+  // Cyrillic is told by its script: a rule line may hold no function word ("Импорты типов обязательно
+  // через import type"). Ukrainian's own letters leave it to no cue at all.
+  const cyrillic = text.match(/\p{Script=Cyrillic}/gu)?.length ?? 0;
+  if (cyrillic > 0 && cyrillic >= (text.match(/[A-Za-z]/g)?.length ?? 0)) return /[іїєґ]/iu.test(text) ? null : 'ru';
   const count = (l: EuropeanLanguage | 'en'): number => text.match(FUNCTION_WORDS[l])?.length ?? 0;
   let best: EuropeanLanguage | null = null;
   let top = 0;
@@ -216,11 +220,14 @@ const TABLES: Record<EuropeanLanguage, LanguageTable> = {
     cues: [
       cue('decision', 0.85, wordsRe('мы решили|решили|я решил|я решила|будем использовать|выбрали|остановились на|переходим на')),
       cue('decision', 0.7, /(?<![\p{L}\p{N}])(?:используй|используйте|использовать|используем|использует)(?![\p{L}\p{N}])[^.;]{1,60}?(?:вместо|а не)(?![\p{L}\p{N}])/iu),
-      cue('constraint', 0.85, wordsRe('никогда|ни в коем случае|запрещено|запрещается|не допускается|не разрешается|недопустимо|обязательно|обязательны|должен|должна|должно|должны')),
-      // A prohibition in the imperfective imperative ("не используй", "не трогайте", "не коммить"),
-      // the form a lasting "don't" takes, or an infinitive opening an instruction ("Не использовать any").
-      cue('constraint', 0.75, /(?<![\p{L}\p{N}])не\s+(?:\p{L}+(?:ай|яй|ей|уй|юй)(?:те)?|пиши|пишите|храни|коммить|комить|пушь|пушить|ставь|забывай)(?![\p{L}\p{N}])|^не\s+\p{L}+(?:ать|ять|еть|ить|уть|ыть)(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])(?:избегай|избегайте|избегать|нельзя)(?![\p{L}\p{N}])/iu),
+      cue('constraint', 0.85, wordsRe('никогда|ни в коем случае|запрещено|запрещается|не допускается|не разрешается|недопустимо|обязательно|обязательны|обязан|обязана|обязаны|должен|должна|должно|должны')),
+      // A prohibition in the imperfective imperative ("не используй", "не трогайте", "не коммитьте"),
+      // the form a lasting "don't" takes, or an infinitive opening an instruction or its clause
+      // ("Не использовать any", "токены только в `.env`; не хардкодить секреты").
+      cue('constraint', 0.75, /(?<![\p{L}\p{N}])не\s+(?:\p{L}+(?:ай|яй|ей|уй|юй)(?:те)?|\p{L}+ьте|пиши|пишите|храни|храните|коммить|комить|пушь|ставь|забывай)(?![\p{L}\p{N}])|(?:^|[:;—]\s*)не\s+\p{L}+(?:ать|ять|еть|ить|уть|ыть)(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])(?:избегай|избегайте|избегать|избегаем|нельзя)(?![\p{L}\p{N}])/iu),
       cue('constraint', 0.7, /^(?:всегда|никаких)(?![\p{L}\p{N}])/iu),
+      // A limit with its number ("Максимальная длина строки: 88 символов", "не более 300 строк").
+      cue('constraint', 0.75, /(?<![\p{L}\p{N}])(?:максимальн\p{L}*|минимальн\p{L}*|не более|не больше|не менее|не длиннее|максимум|минимум)(?![\p{L}\p{N}])[^.;]{0,30}?\d+/iu),
       cue('convention', 0.75, wordsRe('на (?:русском|английском|украинском)(?: языке)?|по-русски|по-английски')),
       cue('preference', 0.8, wordsRe('предпочитаю|мне нравится|мне нравятся|мне не нравится|я люблю|не люблю|ненавижу|мне удобнее|я привык|я привыкла'), true),
       cue('convention', 0.75, wordsRe('соглашени\\p{L}* (?:об|о) (?:именовании|наименовании)|именовани\\p{L}*|нейминг|сообщени\\p{L}* коммит\\p{L}*|коммит-сообщени\\p{L}*|мы используем|используем|у нас принято|принято|camelcase|snake_case|kebab-case|стиль кода|код-стайл')),
