@@ -13,14 +13,27 @@ import { queryTerms, termSet, words } from '../text/tokenize.js';
 
 /**
  * Words too generic to show that a memory is about what a prompt asks (on top of the tokenizer's
- * stop words): request verbs and filler that appear in most prompts and many memories.
+ * stop words): request verbs and filler that appear in most prompts and many memories, and the
+ * function words of the other languages users ask in (German, Spanish, Portuguese, French, Russian),
+ * which the tokenizer's English list leaves in: "wie starte ich das backend" asks about "backend",
+ * not about every German text holding "ich" and "das".
  */
 const WEAK = new Set(
-  (
+  [
     'use used make need want add fix run get set put let try go see look check thing stuff work way like please ' +
-    'new one also well ok okay yes sure good right know think tell show give help start keep call done change update ' +
-    'time today file code project repo'
-  )
+      'new one also well ok okay yes sure good right know think tell show give help start keep call done change update ' +
+      'time today file code project repo',
+    'der die das den dem des und ist sind nicht mit ein eine einen einem ich du wir ihr sie es auf bei zu von für wie ' +
+      'was wo warum wann noch nochmal auch nur aber oder wenn dass mein meine dein unser unsere habe hast hat kann kannst ' +
+      'muss soll gibt sich schon mal hier dann jetzt',
+    'el la los las un una unos y o de del al que qué en es por para con como cómo se lo le su sus mi mis tu este esta ' +
+      'esto eso hay pero donde dónde cuando cuál cual porque',
+    'os um uma e do da dos das em no na nos nas é eu você meu minha isso esse essa não mas onde quando qual',
+    'le les une des du et ou est qui pour avec comme dans sur je il nous vous ce cette pas ne mais où quand quel quelle comment pourquoi',
+    'и в во не на что с со по это как для из к у же то все всё так но да ты вы мы я он она они а или если только чтобы ' +
+      'при до от о об за без его их этот эта эти там тут здесь уже ещё еще бы ли мне меня нам нас где когда почему какой какая какие',
+  ]
+    .join(' ')
     .split(' ')
     .flatMap((w) => [...termSet(w)]),
 );

@@ -14,6 +14,15 @@ describe('relevance floor', () => {
     assert.equal(isRelevant('I like your rec, create the plan', 'The plan: migrate the CLI to Rust.'), false);
   });
 
+  it("reads a question in German, Spanish, Portuguese, French or Russian by its content words, not its language's function words", () => {
+    // blind-43 (notebooklmclone-ed22f339) asked in German; the German session text shares "ich", "das", "die" with every question.
+    const other = 'Ich habe das Setup geprüft, die Env-Variablen sind in den Secrets und das Backend läuft.';
+    assert.equal(isRelevant('wie starte ich nochmal das frontend, ist die env schon da?', other), false, 'only "env" is shared beyond function words');
+    assert.deepEqual(relevance('wie sehen unsere api keys aus und wie werden sie gespeichert?', 'API keys use the nb_live_ prefix.').matched, ['api', 'key']);
+    assert.equal(isRelevant('где хранятся ключи api и как они выглядят?', 'Ключи API хранятся в .env и не коммитятся.'), true);
+    assert.equal(isRelevant('где это и как это сделать?', 'Это не так, как я думал.'), false, 'Russian function words alone');
+  });
+
   it('measures the share against the smaller side, so a long prompt can still recall a short memory', () => {
     const prompt = 'ok so the build is broken again on the laptop, nvcc is missing and I think we need the cuda toolkit installed before we can run anything on the gpu, can you walk me through it';
     const r = relevance(prompt, 'Install CUDA toolkit 12.6 with apt-get install cuda-toolkit-12-6 (nvcc).');
