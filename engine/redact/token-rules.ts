@@ -4,6 +4,7 @@
  * earlier rule's type to spans several rules find.
  */
 import { regexRule, type SecretRule } from './rule.js';
+import { isPlaceholderToken } from './value-shape.js';
 
 // Token edges: a format match must not be the middle of a longer word.
 const L = '(?<![A-Za-z0-9_-])';
@@ -46,7 +47,8 @@ export const TOKEN_RULES: readonly SecretRule[] = [
   token('github_token', 'gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{40,255}'),
   token('gitlab_token', '(?:glpat|gldt|glrt|glptt|glsoat|glcbt)-[A-Za-z0-9_-]{20,}'),
   regexRule('slack_webhook', /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/+-]{10,}/g),
-  token('slack_token', 'xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\\d-[A-Za-z0-9-]{10,}'),
+  // Not "xoxb-your-bot-token", the placeholder Slack's own setup guides write.
+  token('slack_token', 'xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\\d-[A-Za-z0-9-]{10,}', (v) => !isPlaceholderToken(v)),
   token('stripe_key', '(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}'),
   token('anthropic_key', 'sk-ant-[A-Za-z0-9_-]{20,}'),
   token('openai_key', 'sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}', mixed),

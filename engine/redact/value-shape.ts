@@ -26,6 +26,19 @@ const KEYWORDS = new Set([
 ]);
 
 /**
+ * A placeholder written in a token's shape, as setup instructions and `.env.example` files give it
+ * ("xoxb-your-bot-token", "xapp-your-app-token", "sk_test_your_key_here"): lower-case words only,
+ * joined by `-` or `_`, one of them a word no random token is made of. A real token has random
+ * segments (digits, mixed case), so it never passes.
+ */
+export function isPlaceholderToken(value: string): boolean {
+  const parts = value.trim().split(/[-_]+/);
+  return parts.length >= 2 && parts.every((p) => /^[a-z]+$/.test(p)) && parts.some((p) => PLACEHOLDER_WORDS.has(p) || /^x{3,}$/.test(p));
+}
+
+const PLACEHOLDER_WORDS = new Set(['your', 'yours', 'example', 'sample', 'placeholder', 'dummy', 'fake', 'changeme', 'here', 'redacted']);
+
+/**
  * False for values that are not a literal secret: references to variables or secret stores,
  * template placeholders, code expressions, file paths, masks and type names.
  */
@@ -39,7 +52,7 @@ export function isLiteralValue(value: string): boolean {
   if (/[()[\]{}]|=>/.test(v)) return false;
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
   if (/^(.)\1+$/.test(v)) return false;
-  if (/^(?:your|enter|insert)[-_ ]|[-_ ]here$|^replace[-_ ]?me$/i.test(v)) return false;
+  if (/^(?:your|enter|insert)[-_ ]|[-_ ]here$|^replace[-_ ]?me$/i.test(v) || isPlaceholderToken(v)) return false;
   if (KEYWORDS.has(v.toLowerCase())) return false;
   if (isPath(v)) return false;
   return true;

@@ -170,4 +170,6 @@ export const BENIGN_TEXTS: readonly string[] = [
   'We moved to passwordless login via magic links; the session cookie is HttpOnly.',
   'GOOGLE_APPLICATION_CREDENTIALS=./secrets/service-account.json',
   'Already redacted: password=[REDACTED:password] and https://ci:[REDACTED:url_credentials]@repo.example.com',
+  // Setup instructions with the placeholders a guide writes (blind-46, dotfiles-ab98e7b7, the assistant's .env).
+  'SLACK_BOT_TOKEN=xoxb-your-bot-token\nSLACK_APP_TOKEN=xapp-your-app-token\nSTRIPE_SECRET_KEY=sk_test_your_key_here',
 ];
