@@ -168,8 +168,12 @@ export function episodeDrafts(turns: readonly Turn[]): EpisodeDraft[] {
 const MAX_FAILURES = 5;
 const MAX_FAILED_COMMAND = 80;
 const MAX_ERROR = 200;
-/** An output line that says what went wrong, and the line Claude Code puts before a failed command's output. */
-const ERROR_LINE = /\b(?:error|fatal|failed|failure|denied|refused|rejected|blocked|not found|no such|not installed|cannot|can't|unable|invalid|unexpected|exception|panic|timed out)\b/i;
+/**
+ * An output line that says what went wrong (a crash signal's line too: "Segmentation fault (core
+ * dumped) python3 --version"), and the line Claude Code puts before a failed command's output.
+ */
+const ERROR_LINE =
+  /\b(?:error|fatal|failed|failure|denied|refused|rejected|blocked|not found|no such|not installed|cannot|can't|unable|invalid|unexpected|exception|panic|timed out|segmentation fault|core dumped|bus error|illegal instruction|out of memory|killed|aborted)\b/i;
 const EXIT_LINE = /^Exit code \d+$/i;
 /** A system error code ("listen EADDRINUSE: address already in use :::5000"). */
 const ERRNO = /\bE(?:ADDRINUSE|ADDRNOTAVAIL|NOENT|ACCES|PERM|CONNREFUSED|CONNRESET|TIMEDOUT|EXIST|NOTDIR|ISDIR|NOSPC|MFILE|PIPE|AI_AGAIN|NOTFOUND)\b/;

@@ -228,12 +228,15 @@ describe('episodes', () => {
       turn('tool', '$ git push origin main\nExit code 1\n[entire] Pushing 1 checkpoint ref(s) to origin.......... done\nremote: error: GH006: Protected branch update failed for refs/heads/main.', { tool: 'Bash', ok: false }),
       turn('tool', '$ grep -r todo src\nExit code 1', { tool: 'Bash', ok: false }),
       turn('tool', '$ npm run dev\nError: listen EADDRINUSE: address already in use 0.0.0.0:5000', { tool: 'Bash', ok: false }),
+      // blind-45 (0xscada-4cb7bb91): Python from `nix-env` crashes on start.
+      turn('tool', '$ python3 --version\nExit code 139\n/bin/bash: line 1:  1255 Segmentation fault      (core dumped) python3 --version < /dev/null', { tool: 'Bash', ok: false }),
       turn('assistant', 'gh is not installed here and main is protected: open the PR from the pull/new URL.'),
     ]);
     assert.deepEqual(d?.failures, [
       { command: 'gh pr list', error: 'Exit code 127 / /bin/bash: line 1: gh: command not found' },
       { command: 'git push origin main', error: 'Exit code 1 / remote: error: GH006: Protected branch update failed for refs/heads/main.' },
       { command: 'npm run dev', error: 'Error: listen EADDRINUSE: address already in use 0.0.0.0:5000' },
+      { command: 'python3 --version', error: 'Exit code 139 / /bin/bash: line 1: 1255 Segmentation fault (core dumped) python3 --version < /dev/null' },
     ]);
     const text = episodeRecords(d!)[0]!.join('\n');
     assert.match(text, /\nFailed: gh pr list → Exit code 127 \/ \/bin\/bash: line 1: gh: command not found\ngit push origin main → /);
