@@ -6,26 +6,18 @@
  * these rules: rules from public CLAUDE.md and AGENTS.md files, requests and narration from sessions.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { isCjkSentence, readCjk } from '../../engine/extract/cjk.js';
 import { isCodeLine } from '../../engine/extract/noise.js';
 import { RuleExtractor } from '../../engine/extract/rule-extractor.js';
 import { splitSentences } from '../../engine/extract/segment.js';
 import type { ExtractTurn } from '../../engine/extract/types.js';
+import { readStatements } from '../helpers/statements.js';
 
 const user = (text: string): ExtractTurn => ({ role: 'user', text });
 const assistant = (text: string): ExtractTurn => ({ role: 'assistant', text });
 const extract = (turns: ExtractTurn[]) => new RuleExtractor().extract(turns);
 
-interface Statement {
-  text: string;
-  lang: 'zh' | 'ja' | 'ko';
-  kind: 'rule' | 'request' | 'question' | 'narration';
-  role: 'user' | 'assistant';
-}
-const CORPUS = path.resolve(import.meta.dirname, '../../../test/fixtures/cjk-statements');
 
 describe('extraction in Chinese, Japanese and Korean', () => {
   it('reads a sentence without spaces as prose, not code, and splits at full-width stops', () => {
@@ -159,27 +151,9 @@ describe('extraction in Chinese, Japanese and Korean', () => {
     assert.equal(readCjk('日本語で回答してください', 'user', false), null);
   });
 
-  /** How many rules of a corpus file the extractor stores per language, and every other sentence it stores. */
-  const readCorpus = async (file: string): Promise<{ langs: Record<string, { rules: number; kept: number }>; oneOffs: string[] }> => {
-    const corpus = JSON.parse(fs.readFileSync(path.join(CORPUS, file), 'utf8')) as Statement[];
-    const langs: Record<string, { rules: number; kept: number }> = {};
-    const oneOffs: string[] = [];
-    for (const s of corpus) {
-      const got = await extract([{ role: s.role, text: s.text }]);
-      const t = (langs[s.lang] ??= { rules: 0, kept: 0 });
-      if (s.kind === 'rule') {
-        t.rules++;
-        if (got.length > 0) t.kept++;
-      } else if (got.length > 0) {
-        oneOffs.push(s.text);
-      }
-    }
-    return { langs, oneOffs };
-  };
-
   it('stores most rules of the real corpus, in each language, and none of its requests, questions or narration', async () => {
     // Measured when written: zh 22/28, ja 18/22, ko 19/24 rules; none of the 76 other sentences.
-    const { langs, oneOffs } = await readCorpus('statements.json');
+    const { langs, oneOffs } = await readStatements('cjk-statements');
     for (const [lang, t] of Object.entries(langs)) assert.ok(t.kept >= 0.7 * t.rules, `${lang}: ${t.kept} of ${t.rules} rules stored`);
     assert.deepEqual(oneOffs, [], 'no request, question or narration is a memory');
   });
@@ -188,9 +162,7 @@ describe('extraction in Chinese, Japanese and Korean', () => {
     // Its first run (rules tuned on statements.json only): 31 of 66 rules, 0 of 46 others; measured
     // when written, after two rounds on its misses: zh 19/23, ja 11/21, ko 11/22. Most rules left
     // state a practice with no word that marks it, or are polite requests about the thing at hand.
-    const { langs, oneOffs } = await readCorpus('held-out.json');
-    const kept = Object.values(langs).reduce((n, t) => n + t.kept, 0);
-    const rules = Object.values(langs).reduce((n, t) => n + t.rules, 0);
+    const { rules, kept, oneOffs } = await readStatements('cjk-statements', 'held-out.json');
     assert.ok(kept >= 0.55 * rules, `${kept} of ${rules} rules stored`);
     assert.deepEqual(oneOffs, [], 'no request, question or narration is a memory');
   });
