@@ -378,7 +378,7 @@ export function renderTables(r: EvalResult, command: string, fixtureCount: numbe
         row('question hit@5, `service search`', '≥ 70%', (s) => `${pct(s.searchHits, s.questions)} (${s.searchHits}/${s.questions})`),
         row('question hit@5, recall hook: answer in the agent’s context (this prompt, or shown earlier in the session and not repeated)', '≥ 70%', (s) => `${pct(s.recallHits, s.questions)} (${s.recallHits}/${s.questions})`),
         row('… of which injected for this very prompt (UserPromptSubmit)', '—', (s) => `${pct(s.recallHitsThisPrompt, s.questions)} (${s.recallHitsThisPrompt}/${s.questions})`),
-        row('… questions asked in the user’s own language (Japanese, Korean; a session of their own): search / recall hook', '—', (s) =>
+        row('… questions asked in the user’s own language (Chinese, Japanese, Korean, Russian: `lang` in the labels; a session of their own): search / recall hook', '—', (s) =>
           s.ownLanguageQuestions ? `${pct(s.ownLanguageSearchHits, s.ownLanguageQuestions)} / ${pct(s.ownLanguageRecallHits, s.ownLanguageQuestions)} (${s.ownLanguageSearchHits}, ${s.ownLanguageRecallHits}/${s.ownLanguageQuestions})` : '—',
         ),
         row('junk share of injected items', '≤ 10%', (s) => `${pct(s.injectedJunk, s.injected)} (${s.injectedJunk}/${s.injected})`),
