@@ -1,8 +1,8 @@
 /**
  * Statements in Spanish, Portuguese, French, German and Russian. The English cues (cues.ts) never
  * fire on "Nunca faça commit direto na main", "Verwende immer pnpm" or "Никогда не коммить в main",
- * so a sentence written in one of these languages is read here, by the same policy as an English one (and as cjk.ts reads Chinese,
- * Japanese and Korean):
+ * so a sentence written in one of these languages is read here, by the same policy as an English
+ * one (and as cjk.ts reads Chinese, Japanese and Korean):
  *
  * - no cue, no memory; a question, a request for now ("você pode corrigir…", "bitte prüfe …",
  *   "исправь …") or the assistant's narration is never one, unless it says it lasts ("sempre",
@@ -13,7 +13,7 @@
  * - a preference goes to every repository only when it lasts and is not conditional.
  *
  * The language is told by its function words (`europeanLanguage`), so an English sentence naming a
- * Spanish file is still read in English.
+ * Spanish file is still read in English; Russian by its script.
  */
 import { cueScores, languageCue as cue, reading, type LanguageCue, type LanguageReading } from './lang-cues.js';
 import { namesNothing } from './shapes.js';
