@@ -18,7 +18,6 @@ const user = (text: string): ExtractTurn => ({ role: 'user', text });
 const assistant = (text: string): ExtractTurn => ({ role: 'assistant', text });
 const extract = (turns: ExtractTurn[]) => new RuleExtractor().extract(turns);
 
-
 describe('extraction in Chinese, Japanese and Korean', () => {
   it('reads a sentence without spaces as prose, not code, and splits at full-width stops', () => {
     assert.equal(isCodeLine('以后所有的提交信息都用中文写，不要用英文。'), false);
