@@ -29,7 +29,7 @@ export const languageCue = (category: Category, weight: number, re: RegExp, pers
 
 /** A lasting word adds this to every cue's score; a hedge takes HEDGE_PENALTY off. */
 const DURABLE_BONUS = 0.05;
-export const HEDGE_PENALTY = 0.15;
+const HEDGE_PENALTY = 0.15;
 
 /** The strongest cue per category a sentence holds, and whether one of them is a taste. */
 export function cueScores(cues: readonly LanguageCue[], text: string): { scores: Map<Category, number>; personal: boolean } {

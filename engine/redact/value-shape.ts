@@ -25,6 +25,9 @@ const KEYWORDS = new Set([
   'redacted', 'hidden', 'masked', 'todo', 'tbd', 'n/a', 'na', 'self', 'this',
 ]);
 
+/** Words a placeholder is written with and no random token is made of. */
+const PLACEHOLDER_WORDS = new Set(['your', 'yours', 'example', 'sample', 'placeholder', 'dummy', 'fake', 'changeme', 'here', 'redacted']);
+
 /**
  * A placeholder written in a token's shape, as setup instructions and `.env.example` files give it
  * ("xoxb-your-bot-token", "xapp-your-app-token", "sk_test_your_key_here"): lower-case words only,
@@ -35,8 +38,6 @@ export function isPlaceholderToken(value: string): boolean {
   const parts = value.trim().split(/[-_]+/);
   return parts.length >= 2 && parts.every((p) => /^[a-z]+$/.test(p)) && parts.some((p) => PLACEHOLDER_WORDS.has(p) || /^x{3,}$/.test(p));
 }
-
-const PLACEHOLDER_WORDS = new Set(['your', 'yours', 'example', 'sample', 'placeholder', 'dummy', 'fake', 'changeme', 'here', 'redacted']);
 
 /**
  * False for values that are not a literal secret: references to variables or secret stores,

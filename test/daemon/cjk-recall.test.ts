@@ -2,7 +2,8 @@
  * Japanese and Chinese through the real hooks, CLI and daemon: text without spaces between words is
  * indexed by character pairs, so a prompt asked in Japanese finds the memory and the episode that
  * say it in other words around it, and one that shares no word with them finds nothing. A rule
- * typed in Chinese, Japanese, Korean, Portuguese or German is extracted as one; a request for now is not.
+ * typed in Chinese, Japanese, Korean, Portuguese, German or Russian is extracted as one; a request for
+ * now is not.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -67,16 +68,29 @@ describe('recall of Japanese and Chinese text', () => {
     assert.ok(!got.some((m) => /帮我修复|確認してください|커밋해줘/.test(m)), `no request for now is a memory: ${JSON.stringify(got)}`);
   });
 
-  it('extracts a rule typed in Portuguese or German through the same hooks, and no request for now', async () => {
-    await session('eu-rules', ['Nunca faça commit direto na main.', 'Você pode revisar as alterações de hoje?', 'Verwende immer pnpm statt npm.', 'Bitte prüfe die Tests.']);
+  /** The extracted memories listed by the CLI, as "category: content". */
+  const extracted = async (): Promise<string[]> => {
     const out = await cli(['list', '--json', '--limit', '50'], d.env, repo);
     assert.equal(out.code, 0, out.stderr);
-    const got = (JSON.parse(out.stdout) as { results: { content: string; category: string; metadata?: { kind?: string } }[] }).results
+    return (JSON.parse(out.stdout) as { results: { content: string; category: string; metadata?: { kind?: string } }[] }).results
       .filter((m) => m.metadata?.kind !== 'episode')
       .map((m) => `${m.category}: ${m.content}`);
+  };
+
+  it('extracts a rule typed in Portuguese or German through the same hooks, and no request for now', async () => {
+    await session('eu-rules', ['Nunca faça commit direto na main.', 'Você pode revisar as alterações de hoje?', 'Verwende immer pnpm statt npm.', 'Bitte prüfe die Tests.']);
+    const got = await extracted();
     assert.ok(got.includes('constraint: Nunca faça commit direto na main.'), JSON.stringify(got));
     assert.ok(got.some((m) => /: Verwende immer pnpm statt npm\.$/.test(m)), JSON.stringify(got));
     assert.ok(!got.some((m) => /revisar as alterações|prüfe die Tests/.test(m)), `no request for now is a memory: ${JSON.stringify(got)}`);
+  });
+
+  it('extracts a rule typed in Russian through the same hooks, and neither a request for now nor a report of what the user did', async () => {
+    // The last two are real prompts of the esp32cam session (test/fixtures/transcripts/esp32cam-71bb0519.jsonl).
+    await session('ru-rules', ['Никогда не коммить напрямую в main.', 'пересылай лог по сети и подключись к текущей сети', 'проверил осликом - всегда там + - ниче не выводит']);
+    const got = await extracted();
+    assert.ok(got.includes('constraint: Никогда не коммить напрямую в main.'), JSON.stringify(got));
+    assert.ok(!got.some((m) => /пересылай лог|проверил осликом/i.test(m)), `no request or report is a memory: ${JSON.stringify(got)}`);
   });
 
   it('finds a Japanese memory and a Japanese episode by a Japanese question, and nothing for an unrelated one', async () => {
