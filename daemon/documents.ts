@@ -52,6 +52,38 @@ export const MAX_DOCUMENT_BLOCKS = 6;
  */
 const PROJECT_FILE =
   /(?:^|[\\/])(?:\.cursorrules|\.windsurfrules|\.gitlab-ci\.ya?ml|\.travis\.ya?ml|azure-pipelines\.ya?ml|bitbucket-pipelines\.ya?ml|Jenkinsfile|package\.json|deno\.jsonc?|composer\.json|Makefile|GNUmakefile|justfile|Taskfile\.ya?ml|\.?mise\.toml|\.tool-versions|Cargo\.toml|pyproject\.toml|\.?ruff\.toml|(?:build|settings)\.gradle(?:\.kts)?|gradle\.properties|pom\.xml|setup\.cfg|tox\.ini|noxfile\.py|go\.mod|\.goreleaser\.ya?ml|(?:docker-)?compose[\w.-]*\.ya?ml|Dockerfile|Procfile|fly\.toml|wrangler\.(?:toml|jsonc?)|vercel\.json|netlify\.toml|\.pre-commit-config\.ya?ml|lefthook\.ya?ml|turbo\.json|\.golangci\.ya?ml|biome\.jsonc?|[\w.-]+\.neon(?:\.dist)?|phpunit\.xml(?:\.dist)?|\.markdownlint[\w.-]*|\.mcp\.json)$|[\\/]\.(?:github[\\/]workflows|circleci)[\\/][^\\/]+\.ya?ml$|[\\/]\.claude[\\/]settings\.json$/i;
+/**
+ * A configuration file by its kind (JSON, YAML, TOML, INI, Nix, a Prisma schema) or name (a runtime's
+ * dotfile: `.replit`, `.nvmrc`, `.python-version`, `.env.example`): kept when read only while small and
+ * at the top of the session's folder (`isTopConfig`), where a project keeps its own (a workspace's
+ * `pnpm-workspace.yaml`, a plugin marketplace's `marketplace.json`, `tsconfig.json`); deeper, such
+ * files are code's data.
+ */
+const CONFIG_FILE = /(?:\.(?:jsonc?|json5|ya?ml|toml|ini|cfg|conf|nix|prisma)|(?:^|[\\/])\.(?:replit|nvmrc|node-version|python-version|ruby-version|env\.(?:example|sample|template|dist)))$/i;
+/** Not the project's configuration: lock files, build caches, a user's local settings. */
+const NOT_CONFIG = /(?:-lock\.json|\.lock|-lock\.ya?ml|[\\/.]settings\.local\.json|\.tsbuildinfo)$/i;
+/** Longest configuration file kept (characters): a longer one is data. */
+export const MAX_CONFIG_CHARS = 8000;
+
+/**
+ * A small configuration file at the top of the folder the session worked in (`dir`, the transcript's
+ * cwd), or in a dot folder there (`.claude-plugin/marketplace.json`, `.devcontainer/devcontainer.json`);
+ * a relative path counts from `dir`.
+ */
+export function isTopConfig(path: string, text: string, dir: string | null | undefined): boolean {
+  if (!CONFIG_FILE.test(path) || NOT_CONFIG.test(path) || NOT_THE_PROJECT.test(path) || text.length > MAX_CONFIG_CHARS) return false;
+  const parts = path.replace(/^\.[\\/]/, '').split(/[\\/]+/);
+  let rest: string[];
+  if (!/^(?:[\\/]|[A-Za-z]:|~)/.test(path)) rest = parts;
+  else {
+    const top = dir?.split(/[\\/]+/).filter(Boolean);
+    const own = parts.filter(Boolean);
+    if (!top?.length || own.length <= top.length || top.some((p, i) => p.toLowerCase() !== own[i]!.toLowerCase())) return false;
+    rest = own.slice(top.length);
+  }
+  return rest.length === 1 || (rest.length === 2 && rest[0]!.startsWith('.'));
+}
+
 /** Markdown documents. */
 const DOCUMENT_FILE = /\.(?:md|mdx|markdown)$/i;
 /** Not the project's: Claude Code's own files (transcripts, saved tool output, plans, installed plugins), dependencies. */
@@ -110,14 +142,23 @@ export function withoutLineNumbers(text: string): string {
 /** What a compaction summary's record is called (with its session). */
 const SUMMARY_NAME = 'the conversation before compaction';
 
-/** The documents of flushed turns: the project's files read (isKeptWhenRead), issues and pull requests read, slash commands' instructions, compaction summaries, Markdown written or edited. */
+/**
+ * The documents of flushed turns: the project's files read (isKeptWhenRead, and small configuration
+ * files at the top of the folder the session worked in: isTopConfig), also when one command printed several;
+ * issues and pull requests read, slash commands' instructions, compaction summaries, Markdown written or edited.
+ */
 export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   const out: DocumentDraft[] = [];
+  const read = (path: string, raw: string, dir: string | undefined): void => {
+    const text = withoutLineNumbers(raw).trim();
+    if (text && (isKeptWhenRead(path) || isTopConfig(path, text, dir))) out.push({ path, verb: 'Read', text });
+  };
   for (const t of turns) {
-    if (t.role === 'tool' && (t.tool === 'Read' || SHELL_TOOL.test(t.tool ?? '')) && t.ok !== false && t.path && isKeptWhenRead(t.path)) {
+    if (t.role === 'tool' && (t.tool === 'Read' || SHELL_TOOL.test(t.tool ?? '')) && t.ok !== false && t.path) {
       // A shell command's output is headed by the command ("$ cat package.json").
-      const text = withoutLineNumbers(t.tool === 'Read' ? t.text : t.text.replace(/^\$ [^\n]*\n?/, '')).trim();
-      if (text) out.push({ path: t.path, verb: 'Read', text });
+      read(t.path, t.tool === 'Read' ? t.text : t.text.replace(/^\$ [^\n]*\n?/, ''), t.cwd);
+    } else if (t.role === 'tool' && t.prints && t.ok !== false) {
+      for (const p of t.prints) read(p.path, p.text, t.cwd);
     } else if (t.role === 'tool' && t.item && t.ok !== false) {
       out.push({ path: t.item.name, verb: 'Read', text: t.item.text });
     } else if (t.role === 'tool' && t.tool === COMMAND_TOOL && t.path && t.text.trim()) {

@@ -213,6 +213,7 @@ export async function flushSession(s: LiveSession, deps: FlushDeps): Promise<Flu
     ...(t.task ? { task: redact(t.task).text } : {}),
     ...(t.title ? { title: redact(t.title).text } : {}),
     ...(t.writes ? { writes: t.writes.map((w) => ({ ...w, text: redact(w.text).text })) } : {}),
+    ...(t.prints ? { prints: t.prints.map((p) => ({ path: p.path, text: redact(p.text).text })) } : {}),
     ...(t.item ? { item: { name: t.item.name, text: redact(t.item.text).text } } : {}),
   }));
   const extractTurns: ExtractTurn[] = clean.map((t) => ({

@@ -188,6 +188,99 @@ export function printedFile(command: string): string | null {
   return PRINTS_FILE.exec(command)?.[1] ?? null;
 }
 
+/** A file one command printed among others, with the part of the output that is its text. */
+export interface PrintedFile {
+  path: string;
+  text: string;
+}
+
+/** An `echo` (or `printf`) of one literal line, the marker a command prints between two files. */
+const ECHO_LINE = /^\s*(?:echo(?:\s+-e)?|printf)\s+(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`$|;&<>(){}][^"'`$|;&<>(){}\n]*?))\s*$/;
+/** What `cat` says of a file it could not print. */
+const NOT_PRINTED = /^(?:cat|head|tail|sed|bat): .*(?:No such file or directory|Is a directory|Permission denied)\s*$/;
+
+/** A command's parts run one after another (`a && b`, `a; b`), split outside quotes; null when it pipes or runs in the background. */
+function commandParts(command: string): string[] | null {
+  const parts: string[] = [];
+  let part = '';
+  let quote: string | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      part += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      part += c;
+    } else if (c === '&' && command[i + 1] === '&') {
+      parts.push(part);
+      part = '';
+      i++;
+    } else if (c === ';' || c === '\n') {
+      parts.push(part);
+      part = '';
+    } else if (c === '|' || c === '&' || c === '`') {
+      // A pipe, a background job or a substitution: the output is no longer the files' text.
+      if (c === '&' && part.endsWith('>')) part += c; // 2>&1
+      else return null;
+    } else part += c;
+  }
+  parts.push(part);
+  const out = parts.map((p) => p.trim()).filter(Boolean);
+  return quote ? null : out;
+}
+
+/** A pipe into `head` after a file's print (`cat F | head -80`): the print of the file's start. */
+const HEAD_PIPE = /\s*\|\s*head(?:\s+-n)?\s+-?\d+\s*(?=&&|;|\n|$)/g;
+
+/**
+ * The files a command printed one after another with a marker line echoed between them (`cat a &&
+ * echo "---" && cat b`, `echo "== a ==" && cat a && echo "== b ==" && cat b`), each with its part of
+ * the output: the text between the markers around it. Another command may run between two markers
+ * (`… && echo "---" && ls src`); its output is no file's. Null when the command prints fewer than two
+ * files, a file's print has no marker between it and another step, a part pipes or runs in the
+ * background, or the output does not hold the markers in order. A file the command could not print
+ * is left out.
+ */
+export function printedFiles(command: string, output: string): PrintedFile[] | null {
+  const parts = commandParts(command.replace(HEAD_PIPE, ''));
+  if (!parts || parts.length < 3) return null;
+  const steps: ({ file: string } | { marker: string } | { other: true })[] = [];
+  for (const part of parts) {
+    const file = printedFile(part);
+    const echo = file ? null : ECHO_LINE.exec(part);
+    const marker = echo ? (echo[1] ?? echo[2] ?? echo[3] ?? '').replace(/\\n$/, '').trim() : '';
+    const step = file ? { file } : marker ? { marker } : { other: true as const };
+    const before = steps.at(-1);
+    // Two outputs with no marker between them cannot be told apart.
+    if (before && !('marker' in before) && !('marker' in step) && ('file' in before || 'file' in step)) return null;
+    steps.push(step);
+  }
+  if (steps.filter((s) => 'file' in s).length < 2) return null;
+  const lines = output.split('\n');
+  const out: PrintedFile[] = [];
+  let at = 0;
+  let open: string | null = null;
+  const close = (end: number): void => {
+    const text = lines.slice(at, end).join('\n').trim();
+    if (open && text && !NOT_PRINTED.test(text)) out.push({ path: open, text });
+  };
+  for (const step of steps) {
+    if ('file' in step) open = step.file;
+    if (!('marker' in step)) continue;
+    // A file without a last newline runs into the marker ("esbuild: 0.27.3---").
+    const end = lines.findIndex((l, i) => i >= at && l.trimEnd().endsWith(step.marker));
+    if (end < 0) return null;
+    const glued = lines[end]!.trimEnd().slice(0, -step.marker.length);
+    if (glued.trim()) lines.splice(end, 1, glued, step.marker);
+    close(glued.trim() ? end + 1 : end);
+    open = null;
+    at = glued.trim() ? end + 2 : end + 1;
+  }
+  close(lines.length);
+  return out;
+}
+
 /** How Claude Code (before the isCompactSummary flag) opened the summary of a compacted conversation. */
 export const CONTINUED = /^This session is being continued from a previous conversation/;
 /** Local command echoes and caveats Claude Code writes as user lines. */

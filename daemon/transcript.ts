@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import { isKeptWhenRead, isProjectDocument } from './documents.js';
 import { trackerItem, type TrackerItem } from './tracker-items.js';
 import { activeBranch, inlineSidechains, unresolvedQueued, withQueuedPrompts } from './transcript-branch.js';
-import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, printedFile, shellInput, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, typedTexts, userTextPieces, withoutHarness, type RawEntry, type ReadOptions } from './transcript-lines.js';
+import { AGENT_NOTICE, askingCommands, attachedFiles, blockText, COMMAND_NOISE, COMMAND_TOOL, contextFile, CONTINUED, DELEGATE_TOOLS, INTERRUPTED, notificationReport, parseEntries, printedFile, printedFiles, shellInput, shellOutputText, SHELL_OUTPUT, SHELL_TOOL, taskOutputReport, toolResultText, typedTexts, userTextPieces, withoutHarness, type PrintedFile, type RawEntry, type ReadOptions } from './transcript-lines.js';
 
 export interface Turn {
   uuid: string | null;
@@ -61,6 +61,10 @@ export interface Turn {
   toolUseId?: string;
   /** The file a Read tool result shows (tool turns). */
   path?: string;
+  /** The files a shell command printed one after another, marker lines between them (`printedFiles`), each with its text. */
+  prints?: PrintedFile[];
+  /** The folder the session worked in when a tool turn read a file (`path`, `prints`): where its relative paths start. */
+  cwd?: string;
   /**
    * A document a tool result shows that is not a file read (tool turns): an issue or pull request with
    * its description (tracker-items.ts), or a project file an Edit or MultiEdit changed, as it now stands (`editedFile`).
@@ -376,8 +380,9 @@ export function toTurns(entries: RawEntry[], opts: ReadOptions = {}): Turn[] {
         }
         // A file read by the Read tool, or printed whole or in part by a shell command (`cat F`, `sed -n '1,80p' F`).
         const read = call?.name === 'Read' ? (call.input as { file_path?: unknown } | undefined)?.file_path : shell !== undefined && !b.is_error ? printedFile(shell) : undefined;
+        const prints = shell !== undefined && !b.is_error && read === null ? printedFiles(shell, text) : null;
         const item = call && !b.is_error ? (trackerItem(call.name, call.input, text) ?? editedFile(call, e.toolUseResult)) : null;
-        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(shell, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(shell !== undefined ? { command: shell } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(item ? { item } : {}), ...ts(e) });
+        turns.push({ uuid: e.uuid ?? null, role: 'tool', text: toolText(shell, text), ok: !b.is_error, ...(call ? { tool: call.name } : {}), ...(shell !== undefined ? { command: shell } : {}), ...(typeof read === 'string' ? { path: read } : {}), ...(prints?.length ? { prints } : {}), ...((typeof read === 'string' || prints?.length) && e.cwd ? { cwd: e.cwd } : {}), ...(item ? { item } : {}), ...ts(e) });
       } else if (b?.type === 'text' && pieces && texts.includes(b.text!)) {
         for (const text of pieces) {
           const file = contextFile(text);

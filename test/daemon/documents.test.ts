@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { documentDrafts, isKeptWhenRead, isProjectDocument, isUsersOwn, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
+import { documentDrafts, isKeptWhenRead, isProjectDocument, isTopConfig, isUsersOwn, MAX_CONFIG_CHARS, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
 import { recordEpisodes } from '../../daemon/episodes.js';
-import type { RawEntry } from '../../daemon/transcript-lines.js';
+import { printedFiles, type RawEntry } from '../../daemon/transcript-lines.js';
 import { toTurns, type Turn } from '../../daemon/transcript.js';
 import { MemoryEngine, RuleExtractor } from '../../engine/index.js';
 import { InMemoryStore } from '../../engine/store/memory-store.js';
@@ -101,6 +101,41 @@ describe('project documents', () => {
         ['Read', 'README.md', '## Releasing\nTag vX.Y.Z and push the tag.'],
       ],
     );
+  });
+
+  it('reads apart the files one command printed with a marker echoed between them; not prints with no marker, a pipe, or a marker the output lacks', () => {
+    // Real shapes: blind-48 (a file with no last newline runs into the marker, a listing after the last one), blind-42 (`| head -80`).
+    assert.deepEqual(printedFiles('cat /w/pnpm-workspace.yaml && echo "---" && cat /w/package.json && echo "---" && ls /w/artifacts/', 'packages:\n  - lib/*\nminimumReleaseAge: 1440---\n{\n  "private": true\n}\n---\napi-server\ngameforge'), [
+      { path: '/w/pnpm-workspace.yaml', text: 'packages:\n  - lib/*\nminimumReleaseAge: 1440' },
+      { path: '/w/package.json', text: '{\n  "private": true\n}' },
+    ]);
+    assert.deepEqual(printedFiles('cat .replit && echo "---" && cat replit.md | head -80', 'run = "pnpm dev"\n---\n# Notes'), [
+      { path: '.replit', text: 'run = "pnpm dev"' },
+      { path: 'replit.md', text: '# Notes' },
+    ]);
+    assert.deepEqual(printedFiles("echo '=== a ==='; cat a.yml 2>/dev/null; echo '=== b ==='; cat b.yml", '=== a ===\ncat: a.yml: No such file or directory\n=== b ===\nx: 1'), [{ path: 'b.yml', text: 'x: 1' }], 'a file cat could not print is left out');
+    assert.equal(printedFiles('cat src/main.tsx && cat index.html', 'a\nb'), null, 'two prints and no marker between them');
+    assert.equal(printedFiles('cat a.json && echo "---" && cat b.json | grep name', 'a\n---\nb'), null, 'a pipe other than head');
+    assert.equal(printedFiles('cat a.json && echo "---" && cat b.json', 'a\nb'), null, 'the marker is not in the output');
+    assert.equal(printedFiles('cat a.json', 'a'), null, 'one file is printedFile’s');
+    assert.equal(printedFiles('cat a.json && echo "---" && rm -rf x && cat b.json', 'a\n---\nb'), null, 'another step runs into a print');
+  });
+
+  it('keeps a small configuration file read at the top of the session’s folder or in a dot folder there; not deeper, not a lock file, a local setting or a long data file', () => {
+    const short = 'x: 1';
+    for (const [p, dir] of [['/w/app/tsconfig.json', '/w/app'], ['/w/app/.claude-plugin/marketplace.json', '/w/app'], ['C:\\w\\app\\pnpm-workspace.yaml', 'C:\\w\\app'], ['marketplace.json', undefined], ['./.replit', undefined], ['/w/app/.env.example', '/w/app/'], ['/w/app/schema.prisma', '/w/app']] as const) {
+      assert.ok(isTopConfig(p, short, dir), p);
+    }
+    for (const [p, dir] of [['/w/app/src/config.yml', '/w/app'], ['src/config.yml', undefined], ['/w/app/package-lock.json', '/w/app'], ['/w/app/pnpm-lock.yaml', '/w/app'], ['/w/app/.claude/settings.local.json', '/w/app'], ['/w/other/x.json', '/w/app'], ['/w/app/x.json', undefined], ['/w/app/.env', '/w/app'], ['/w/app/main.ts', '/w/app'], ['/w/app/a/b/.x/c.json', '/w/app']] as const) {
+      assert.ok(!isTopConfig(p, short, dir), p);
+    }
+    assert.ok(!isTopConfig('/w/app/data.json', 'x'.repeat(MAX_CONFIG_CHARS + 1), '/w/app'), 'a long file is data');
+    const drafts = documentDrafts([
+      turn('tool', '1\t{ "name": "orin-dx-agent-plugins" }', { tool: 'Read', path: '/w/app/marketplace.json', cwd: '/w/app' }),
+      turn('tool', '$ cat a && echo ---', { tool: 'Bash', prints: [{ path: 'tsconfig.json', text: '{ "strict": true }' }, { path: 'src/x.json', text: '{}' }, { path: 'NOTES.md', text: '# Notes' }], cwd: '/w/app' }),
+      turn('tool', '{ "a": 1 }', { tool: 'Read', path: '/w/app/src/fixtures/a.json', cwd: '/w/app' }),
+    ]);
+    assert.deepEqual(drafts.map((d) => [d.path, d.text]), [['/w/app/marketplace.json', '{ "name": "orin-dx-agent-plugins" }'], ['tsconfig.json', '{ "strict": true }'], ['NOTES.md', '# Notes']]);
   });
 
   it('keeps the project’s Markdown, its Claude Code settings and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
