@@ -139,6 +139,79 @@ export function withoutLineNumbers(text: string): string {
     .join('\n');
 }
 
+/** Source code, by its extension: its text is never kept, its header comment is (`codeHeader`). */
+const CODE_FILE = /\.(?:[cm]?[jt]sx?|py|pyi|sh|bash|zsh|fish|go|rs|rb|php|java|kts?|swift|c|h|cc|cpp|cxx|hpp|hh|cu|cuh|cs|lua|exs?|scala|dart|sql|jl|ps1|pl|pm|zig)$/i;
+/** A line that opens a source file without saying anything: a shebang, an encoding or a preprocessor line, `<?php`, a `'use strict'`. */
+const PREAMBLE = /^(?:#!|#\s*-\*-|#\s*(?:vim?|encoding|frozen_string_literal)\b|<\?php\b|["']use (?:strict|client|server)["'];?$)/i;
+/** A comment line (its marker taken off by `commentText`); `#include`, `#define` and the like are code. */
+const COMMENT_LINE = /^(?:#(?!(?:include|define|if|ifdef|ifndef|endif|else|elif|pragma|import|undef|error|region|endregion)\b|\[|!)|\/\/|\/\*|\*|--(?!-))/;
+/** Licence and copyright lines: the same in every file of a project, and nothing about this one. */
+const LICENCE_LINE = /\b(?:copyright|licen[cs]ed?|spdx|all rights reserved|governed by|warrant(?:y|ies)|you may not use this file|www\.apache\.org|without limitation)\b|©/i;
+/** Fewest characters a header says for it to be kept. */
+const MIN_HEADER_CHARS = 40;
+/** Most characters of a header kept: one record block. */
+const MAX_HEADER_CHARS = 2000;
+
+/** A comment line without its marker ("// ", "# ", " * ", "/** "). */
+function commentText(line: string): string {
+  return line
+    .trim()
+    .replace(/^(?:\/\*+|\*+\/|\*+(?!\/)|\/\/+!?|#+|--)\s?/, '')
+    .replace(/\s*\*+\/$/, '')
+    .trimEnd();
+}
+
+/**
+ * What a source file says of itself in the comment or docstring it opens with ("Payments Module …
+ * CURRENT STATUS: Free MVP", "FROZEN CONTRACTS. Do not change without telling all four owners.", what a
+ * script does and how to run it): the code's own documentation, read when the file is read from its
+ * first line; licence and copyright lines left out. Null when the file opens with code, or its header
+ * says too little.
+ */
+export function codeHeader(path: string, text: string): string | null {
+  if (!CODE_FILE.test(path)) return null;
+  const out: string[] = [];
+  let docstring: string | null = null;
+  for (const raw of text.split('\n').slice(0, 80)) {
+    const line = raw.trim();
+    if (docstring) {
+      const end = line.indexOf(docstring);
+      out.push(end >= 0 ? line.slice(0, end) : line);
+      if (end >= 0) docstring = null;
+      continue;
+    }
+    if (!line) {
+      if (out.length > 0) out.push('');
+      continue;
+    }
+    if (out.length === 0 && PREAMBLE.test(line)) continue;
+    const opens = /^[rRuU]?("""|''')/.exec(line);
+    if (opens) {
+      const rest = line.slice(opens[0].length);
+      const end = rest.indexOf(opens[1]!);
+      out.push(end >= 0 ? rest.slice(0, end) : rest);
+      if (end < 0) docstring = opens[1]!;
+      else break;
+      continue;
+    }
+    if (!COMMENT_LINE.test(line)) break;
+    out.push(commentText(line));
+  }
+  const said = out
+    .filter((l) => !LICENCE_LINE.test(l))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  if (said.replace(/[^\p{L}\p{N}]+/gu, '').length < MIN_HEADER_CHARS / 2 || said.length < MIN_HEADER_CHARS) return null;
+  return said.length > MAX_HEADER_CHARS ? said.slice(0, MAX_HEADER_CHARS) : said;
+}
+
+/** Whether a tool turn shows a file from its first line: a Read from line 1, or `cat`, `head`, `bat`. */
+function fromTheTop(t: Turn): boolean {
+  if (t.tool === 'Read') return !/^\s*\d+(?:\t|→)/.test(t.text) || /^\s*1(?:\t|→)/.test(t.text);
+  return /^\$ (?:cat|head|bat)\b/.test(t.text);
+}
+
 /** What a compaction summary's record is called (with its session). */
 const SUMMARY_NAME = 'the conversation before compaction';
 
@@ -149,16 +222,20 @@ const SUMMARY_NAME = 'the conversation before compaction';
  */
 export function documentDrafts(turns: readonly Turn[]): DocumentDraft[] {
   const out: DocumentDraft[] = [];
-  const read = (path: string, raw: string, dir: string | undefined): void => {
+  const read = (path: string, raw: string, dir: string | undefined, top: boolean): void => {
     const text = withoutLineNumbers(raw).trim();
     if (text && (isKeptWhenRead(path) || isTopConfig(path, text, dir))) out.push({ path, verb: 'Read', text });
+    else if (text && top && !NOT_THE_PROJECT.test(path)) {
+      const header = codeHeader(path, text);
+      if (header) out.push({ path, verb: 'Read', text: header });
+    }
   };
   for (const t of turns) {
     if (t.role === 'tool' && (t.tool === 'Read' || SHELL_TOOL.test(t.tool ?? '')) && t.ok !== false && t.path) {
       // A shell command's output is headed by the command ("$ cat package.json").
-      read(t.path, t.tool === 'Read' ? t.text : t.text.replace(/^\$ [^\n]*\n?/, ''), t.cwd);
+      read(t.path, t.tool === 'Read' ? t.text : t.text.replace(/^\$ [^\n]*\n?/, ''), t.cwd, fromTheTop(t));
     } else if (t.role === 'tool' && t.prints && t.ok !== false) {
-      for (const p of t.prints) read(p.path, p.text, t.cwd);
+      for (const p of t.prints) read(p.path, p.text, t.cwd, true);
     } else if (t.role === 'tool' && t.item && t.ok !== false) {
       out.push({ path: t.item.name, verb: 'Read', text: t.item.text });
     } else if (t.role === 'tool' && t.tool === COMMAND_TOOL && t.path && t.text.trim()) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { documentDrafts, isKeptWhenRead, isProjectDocument, isTopConfig, isUsersOwn, MAX_CONFIG_CHARS, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
+import { codeHeader, documentDrafts, isKeptWhenRead, isProjectDocument, isTopConfig, isUsersOwn, MAX_CONFIG_CHARS, recordDocuments, withoutLineNumbers } from '../../daemon/documents.js';
 import { recordEpisodes } from '../../daemon/episodes.js';
 import { printedFiles, type RawEntry } from '../../daemon/transcript-lines.js';
 import { toTurns, type Turn } from '../../daemon/transcript.js';
@@ -136,6 +136,27 @@ describe('project documents', () => {
       turn('tool', '{ "a": 1 }', { tool: 'Read', path: '/w/app/src/fixtures/a.json', cwd: '/w/app' }),
     ]);
     assert.deepEqual(drafts.map((d) => [d.path, d.text]), [['/w/app/marketplace.json', '{ "name": "orin-dx-agent-plugins" }'], ['tsconfig.json', '{ "strict": true }'], ['NOTES.md', '# Notes']]);
+  });
+
+  it('keeps what a source file read from its first line says of itself in its header comment or docstring, without licence lines; never its code', () => {
+    // Real shapes: a Python module docstring (blind-52), a script's header (blind-25), a Go package comment under a licence (blind-10), JSDoc (blind-37).
+    const py = '#!/usr/bin/env python3\n"""FROZEN CONTRACTS. Do not change without telling all four owners.\n\nThe Report JSON schema is frozen.\n"""\nimport json\n# not the header\n';
+    assert.equal(codeHeader('autoimplants/contracts.py', py), 'FROZEN CONTRACTS. Do not change without telling all four owners.\n\nThe Report JSON schema is frozen.');
+    const sh = '#!/bin/bash\n# Archive the iOS app (Release, signed) and upload it to TestFlight.\n#\n#   mise run release:ios\nset -euo pipefail\n';
+    assert.equal(codeHeader('Scripts/release-ios.sh', sh), 'Archive the iOS app (Release, signed) and upload it to TestFlight.\n\n  mise run release:ios');
+    const go = '// Copyright (C) NHR@FAU, University Erlangen-Nuremberg.\n// All rights reserved. Use of this source code is governed by a MIT-style\n// license that can be found in the LICENSE file.\n\n// Package metricstore keeps the metrics in memory and restores them from checkpoints on startup.\npackage metricstore\n';
+    assert.equal(codeHeader('internal/metricstore/store.go', go), 'Package metricstore keeps the metrics in memory and restores them from checkpoints on startup.');
+    const js = '/**\n * Payments Module for Rhythm Chamber\n *\n * CURRENT STATUS: Free MVP (Stateless)\n */\nexport const pay = () => {};\n';
+    assert.equal(codeHeader('js/payments.js', js), 'Payments Module for Rhythm Chamber\n\nCURRENT STATUS: Free MVP (Stateless)');
+    assert.equal(codeHeader('src/main.ts', 'import x from "y";\n// a comment after code\n'), null, 'a file that opens with code');
+    assert.equal(codeHeader('src/util.c', '#include <stdio.h>\n/* Not a header: code came first. */\n'), null, 'a preprocessor line is code');
+    assert.equal(codeHeader('src/a.ts', '// utils\nexport {};'), null, 'a header that says too little');
+    assert.equal(codeHeader('src/a.ts', '// Licensed under the Apache License, Version 2.0 (the "License");\n// you may not use this file except in compliance with the License.\nexport {};'), null, 'a licence alone');
+    assert.equal(codeHeader('notes/a.txt', '# A text file that has a long enough first line to be a header\n'), null, 'not source code');
+    const read = (text: string, extra: Partial<Turn>): Turn => turn('tool', text, { tool: 'Read', path: '/w/app/contracts.py', ...extra });
+    assert.deepEqual(documentDrafts([read('     1→"""FROZEN CONTRACTS. Do not change without telling all four owners."""\n     2→import json', {})]).map((d) => d.text), ['FROZEN CONTRACTS. Do not change without telling all four owners.']);
+    assert.deepEqual(documentDrafts([read('    40→"""Not the top of the file, so not its header, whatever it says."""', {})]), [], 'a read from line 40');
+    assert.deepEqual(documentDrafts([turn('tool', '$ tail -5 x.py\n"""A tail is not the top of the file either, whatever it says."""', { tool: 'Bash', path: 'x.py' })]), [], 'a tail');
   });
 
   it('keeps the project’s Markdown, its Claude Code settings and build, CI and release files read, and Markdown written; never code read, Claude Code’s own files or dependencies', () => {
