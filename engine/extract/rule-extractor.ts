@@ -76,10 +76,11 @@ const READ_ONLY_TASK =
 /** An approval of what the assistant proposed ("I like your rec", "sounds good"). */
 const APPROVAL = /^(?:i (?:like|love) (?:your|the|that|this|it)\b|(?:that |this |it )?(?:sounds|looks) (?:good|great|fine|right)\b|lgtm\b|approved\b)/i;
 /**
- * Liking what is in front of the user ("I tried it and I love it so much", "I really like this"):
+ * Liking what is in front of the user ("I tried it and I love it so much", "I really like this", "I
+ * like how you thought through the model"):
  * a reaction to the moment anywhere in the sentence, not a taste ("I like it when tests are fast" is one).
  */
-const APPRECIATION = /\bi (?:really |just |absolutely |so |totally )?(?:like|love|enjoy|adore) (?:(?:it|this|that)(?! when\b| if\b| that\b| whenever\b)|these|those|them|your)\b/i;
+const APPRECIATION = /\bi (?:really |just |absolutely |so |totally )?(?:like|love|enjoy|adore) (?:(?:it|this|that)(?! when\b| if\b| that\b| whenever\b)|these|those|them|your|(?:how|the way) (?:you|it|this|that|they)\b)\b/i;
 /** A taste stated as a habit ("I prefer tabs", "my style is …"): it holds beyond this repository. */
 const HABITUAL = /\bi (?:really |strongly |generally |usually )?(?:prefer|like|love|hate|dislike|can't stand|cannot stand)\b|\bmy (?:personal )?(?:preference|preferred|favou?rite|style)\b|\bi (?:always|never|only) want\b/i;
 /**
@@ -184,6 +185,11 @@ const RELOCATION = /^(?:i |we )?(?:moved|renamed|relocated|extracted|split)\b[^.
  */
 const MUSING =
   /\bi (?:do not|don'?t|did not|didn'?t|can'?t|cannot) (?:really |actually |quite |fully |even )?(?:see|understand|get|follow|know|remember|tell)\b|\bi(?:'m| am) (?:not sure|wondering|curious|confused)\b|\bi wonder\b|\b(?:why|when|how) (?:did |do |would |have )?you (?:decided?|chose|choose|picked?|changed?|went|go|made|make)\b|\byou(?:'ve| have)? (?:decided|chose|picked)\b/i;
+/**
+ * Replies to numbered points typed inline, two or more ("1, yes 2, drop it", "1) your call, 2) the
+ * separate agent"): no statement of their own without the points they answer.
+ */
+const NUMBERED_REPLIES = /^\W*\d{1,2}\s*[,)]\s+\S.*?[\s,;]\d{1,2}\s*[,)]\s+\S/;
 /** A personal preference goes to every repository only at or above this confidence (and durable). */
 const PERSONAL_MIN_CONFIDENCE = 0.7;
 
@@ -424,6 +430,9 @@ function proseDrafts(input: ExtractTurn): Draft[] {
     if (verdict === true || (verdict === false && proposes) || (turn.role === 'assistant' && isForecast(read))) continue;
     if (turn.role === 'user' && MUSING.test(read) && !durable) continue;
     if (picksAtHand(read)) continue;
+    // Replies to the assistant's numbered points, one after another ("1, your recommendation works, 2,
+    // let's go with the separate agent"): each means something only with its point (answers.ts).
+    if (turn.role === 'user' && NUMBERED_REPLIES.test(text)) continue;
     // A request for now is not a memory, however it is phrased ("I want you to … make it so!",
     // "Ultrathink and come up with …"), unless it says it lasts ("always …", "from now on …").
     if (!durable && (ONE_OFF.test(read) || READ_ONLY_TASK.test(read) || REQUEST.test(read) || (turn.role === 'user' && TASK_REQUEST.test(read) && !PROHIBITION.test(read)))) continue;

@@ -35,6 +35,15 @@ const HEADING = /^#{1,6}\s+/;
  * explanatory output style puts around its notes): a break between paragraphs, leading nothing.
  */
 const BANNER = /^`?[^`\n]{0,24}[─━═]{5,}[^`\n]{0,24}`?$/;
+/** A Markdown rule (`---`, `***`, `___`): a break between sections. */
+const RULE = /^(?:-{3,}|\*{3,}|_{3,}|={3,})$/;
+/**
+ * A section's title written as a line of its own, no `#` before it: a few words without closing
+ * punctuation, standing alone right after a rule or right above one ("---" / "The concrete workflow
+ * change going forward" / blank line). It leads what follows and states nothing.
+ */
+const TITLE_LINE = /^[^.!?:;,]{3,80}$/;
+const MAX_TITLE_WORDS = 10;
 const SUMMARY_WORDS = '(?:summary|decisions?|key decisions|conclusions?|outcome|what (?:we|i) (?:changed|decided)|changes(?: made)?)';
 /** A line that is only a summary label ("Summary:", "**Decisions**"). */
 const SUMMARY_LABEL = new RegExp(`^(?:\\*\\*)?${SUMMARY_WORDS}(?:\\*\\*)?:?(?:\\*\\*)?$`, 'i');
@@ -43,13 +52,14 @@ const SUMMARY_HEADING = new RegExp(`^${SUMMARY_WORDS}\\b[^.!?]{0,40}$`, 'i');
 
 /**
  * Claude Code shows each assistant reply behind a "⏺" marker ("●" where the terminal's font lacks
- * it), its tool output behind "⎿", and indents what follows by two spaces. A user prompt holding
- * such a block pastes the assistant's (or a tool's) words, not the user's: the block runs from the
+ * it), its tool output behind "⎿", each prompt typed into it behind "❯", and indents what follows by
+ * two spaces. A user prompt holding such a block pastes another conversation's words (the assistant's,
+ * a tool's, or a prompt typed there before), not what the user says now: the block runs from the
  * marker line through the indented and blank lines after it. A line padded with spaces to the
  * terminal's width was copied from a terminal, not typed: it opens such a block too (a copy that
  * left the marker out).
  */
-const PASTED_MARKER = /^\s*[⏺●⎿]\s|\S {8,}$/;
+const PASTED_MARKER = /^\s*[⏺●⎿❯]\s|\S {8,}$/;
 
 /**
  * A line a program printed: box-drawing characters (tree and table output), check and cross marks,
@@ -163,16 +173,28 @@ export function sentences(text: string): Sentence[] {
     itemLead = undefined;
   };
 
-  for (const raw of body.split(/\r?\n/)) {
+  const lines = body.split(/\r?\n/);
+  let afterRule = false;
+  for (const [at, raw] of lines.entries()) {
     if (raw.trim() === '') {
       flush();
+      afterRule = false;
       continue;
     }
     if (diff && /^[+-]/.test(raw)) continue;
     let line = raw.trim().replace(/^>\s?/, '');
-    if (BANNER.test(line)) {
+    const ruled = afterRule;
+    afterRule = false;
+    if (BANNER.test(line) || RULE.test(line)) {
       flush();
       listLead = null;
+      parents = [];
+      afterRule = RULE.test(line);
+      continue;
+    }
+    if (para.length === 0 && isTitle(line, ruled, lines[at - 1], lines.slice(at + 1))) {
+      flush();
+      listLead = leadText(line);
       parents = [];
       continue;
     }
@@ -227,6 +249,19 @@ export function sentences(text: string): Sentence[] {
 function endsItem(raw: string, line: string, itemIndent: number, before: string): boolean {
   const indent = raw.length - raw.trimStart().length;
   return indent <= itemIndent && /^[A-Z]/.test(line) && !/(?:[,;:(&+/–—-]|\b(?:and|or|but|the|an?|to|of|with|for|in|on|by|from|that|which|is|are))\s*$/i.test(before);
+}
+
+/**
+ * Whether a line opening a paragraph is a section's title (TITLE_LINE, capitalised): right above a
+ * rule (Markdown's underlined heading), or right after one and alone in its paragraph, with the
+ * section's text after the blank line that follows. A typed rule closing a prompt after a rule
+ * ("---" / "never hard-wrap lines") is no title.
+ */
+function isTitle(line: string, afterRule: boolean, before: string | undefined, rest: readonly string[]): boolean {
+  if (!TITLE_LINE.test(line) || !/^[\p{Lu}\d]/u.test(line) || line.split(/\s+/).length > MAX_TITLE_WORDS || BULLET.test(line)) return false;
+  const next = rest[0]?.trim() ?? '';
+  if (RULE.test(next) && (before === undefined || before.trim() === '')) return true;
+  return afterRule && next === '' && rest.some((l) => l.trim() !== '');
 }
 
 /** A heading or lead-in line as the words it introduces its list with: no Markdown, no closing colon. */

@@ -663,4 +663,21 @@ describe('extraction on natural text', () => {
     const log = ['```text', 'npm ERR! code ERESOLVE', 'npm ERR! Do not use --force to fix this', '```'].join('\n');
     assert.deepEqual(await extract([user(log)]), [], 'a log in a text fence still meets the line filters');
   });
+  it('reads a copied Claude Code session pasted into a prompt as no words of the user: its "❯" prompts, its section titles, and replies to numbered points', async () => {
+    // Real shape (blind-54, agent-plugins): the owner pasted a terminal session of another project.
+    const prompt =
+      'We need to further improve our plugins so specs are persisted to disk, not only kept in the context window.\n\n' +
+      'Each of those is independently verifiable.\n\n---\nThe concrete workflow change going forward\n\nBefore writing any more production code, we run each track through the pipeline.\n\n' +
+      '❯ I like how you through through the semantic model and that Option 3 is the proper solution. That is what I was going to suggest.\n\n' +
+      'Section title above a rule\n---\n\nnever hard-wrap lines in markdown files';
+    const texts = (await extract([user(prompt)])).map((c) => c.content);
+    assert.ok(!texts.some((t) => /concrete workflow change|I like how you|Section title/.test(t)), JSON.stringify(texts));
+    assert.ok(texts.includes('Never hard-wrap lines in markdown files.'), `the user's own rule after the paste still counts: ${JSON.stringify(texts)}`);
+    assert.deepEqual(await extract([user("1, your recommendation works, 2, let's go with the separate agent, graceful degradation seems best")]), []);
+    assert.deepEqual(
+      (await extract([user('I like how you always run the linter first'), user('I love the way it handles retries')])).map((c) => c.content),
+      ['I like how you always run the linter first.'],
+      'liking what the assistant did is no taste, unless it says it lasts',
+    );
+  });
 });
