@@ -84,6 +84,13 @@ const ASSISTANT_ACTS = /(?:^|[\s(—–:-])I(?:'ll| will| would| can)? (?!(?:thi
 const ACTION_NOW = /^(?:try|retry|skip|wait|later|not now|continue|proceed|go ahead|stop|cancel|abort|restart|reboot|check)\b/i;
 
 /**
+ * An answer that leaves the choice open or hands it back ("help me decide here", "you decide", "not
+ * sure yet", "what would you recommend?", "explain the options first"): nothing was chosen.
+ */
+const DEFERS =
+  /^\W*(?:(?:please|pls|ok(?:ay)?|hmm+|so)[\s,]+)*(?:help me (?:decide|choose|pick|think)|(?:you|u) (?:decide|choose|pick)|(?:your|ur) (?:call|choice|pick)|up to you|(?:i'?m |i am )?(?:not sure|unsure|undecided)|i (?:don'?t|do not) know|no idea|(?:whatever|what) (?:you think|do you (?:think|recommend|suggest))|what would you (?:do|recommend|suggest|pick)|(?:explain|tell me more|more (?:info|details)|compare)\b|(?:let'?s |we'?ll )?(?:discuss|decide later|revisit|think about it)\b)/i;
+
+/**
  * Whether an AskUserQuestion answer decides something that lasts: the question asks for a choice
  * (and not about the state of things now or the next step), and the answer is not an action for now,
  * nor bound to the work at hand, nor what the assistant is to do ("You do both (I restart the bot,
@@ -93,7 +100,7 @@ export function decidesLastingChoice(question: string, answer: string): boolean 
   const q = question.trim();
   // The option's label, not the description after it ("Security writes only (… out of scope for this branch)").
   const label = answer.replace(/\s*\(.*$/s, '');
-  if (!(CHOICE.test(q) || ASKS_FOR.test(q)) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label) || ASSISTANT_ACTS.test(answer)) return false;
+  if (!(CHOICE.test(q) || ASKS_FOR.test(q)) || MOMENT.test(q) || ACTION_NOW.test(answer.trim()) || AT_HAND.test(label) || ASSISTANT_ACTS.test(answer) || DEFERS.test(label)) return false;
   return !STATE_QUESTION.test(q) || /\b(?:want|prefer|should)\b/i.test(q);
 }
 

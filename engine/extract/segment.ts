@@ -91,7 +91,7 @@ export function stripPastedOutput(text: string): string {
     pasted = false;
     out.push(line);
   }
-  const typed = withoutPastedDocument(withoutCopiedAnswer(out));
+  const typed = withoutRelayedText(withoutPastedDocument(withoutCopiedAnswer(out)));
   const marked = typed.flatMap((line, i) => (isProgramLine(line) ? [i] : []));
   if (marked.length < MIN_PROGRAM_LINES) return typed.join('\n');
   const from = marked[0]!;
@@ -131,6 +131,31 @@ function withoutPastedDocument(lines: readonly string[]): string[] {
   const title = lines.findIndex((line, i) => i > typed && /^# \S/.test(line));
   if (title < 0 || lines.slice(title).join('\n').length < MIN_PASTED_DOCUMENT) return [...lines];
   return lines.slice(0, title);
+}
+
+/** What another agent, model or session wrote, named as such ("feedback from another agent", "here is what Gemini said"). */
+const OTHERS_WORDS = String.raw`(?:another|the other|a different|my other|a second|a separate) (?:agent|model|ai|llm|session|assistant|instance|claude|chat|reviewer)|chatgpt|gpt-?\d[\w.-]*|gemini|codex|copilot|grok|deepseek|perplexity`;
+/**
+ * A lead-in that hands over to another's words, ending in a colon: "Some feedback from another agent
+ * regarding improvements we can make:", "Here is what Gemini suggested:", "Another session came up
+ * with this plan:".
+ */
+const RELAYED_LEAD = new RegExp(
+  String.raw`(?:\b(?:feedback|review|notes?|analysis|response|answer|reply|suggestions?|output|findings|report|summary|plan|comments?|ideas?|thoughts|proposal|audit)\b[^:\n]{0,40}\b(?:from|by|of)\s+(?:${OTHERS_WORDS})\b|\b(?:${OTHERS_WORDS})\s+(?:said|says|wrote|suggested|suggests|came up with|found|recommends?|proposed|thinks|gave|answered|replied)\b)[^:\n]{0,80}:\s*$`,
+  'i',
+);
+/** Least length of the block after such a lead-in for it to be another's text, not a short quote. */
+const MIN_RELAYED = 600;
+
+/**
+ * The user's words without another's text they relay: after a line that says what follows is another
+ * agent's, model's or session's ("Some feedback from another agent …:"), the rest of the prompt is
+ * theirs, read like a subagent's report (the episode keeps the prompt whole).
+ */
+function withoutRelayedText(lines: readonly string[]): string[] {
+  const lead = lines.findIndex((line) => RELAYED_LEAD.test(line.trim()));
+  if (lead < 0 || lines.slice(lead + 1).join('\n').length < MIN_RELAYED) return [...lines];
+  return lines.slice(0, lead + 1);
 }
 
 /**

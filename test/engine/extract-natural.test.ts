@@ -680,4 +680,16 @@ describe('extraction on natural text', () => {
       'liking what the assistant did is no taste, unless it says it lasts',
     );
   });
+  it('reads text the user relays from another agent as none of their words, and an answer that hands the choice back as no decision', async () => {
+    // Real shapes (blind-55, agent-plugins): "Some feedback from another agent …:" and an AskUserQuestion answered "help me decide here".
+    const analysis = Array.from({ length: 12 }, (_, i) => `- **Risk:** Caller believes write ${i} succeeded; the manifest is silently in the wrong state going forward.`).join('\n');
+    const relayed = await extract([user(`Some feedback from another agent regarding improvements we can make:\n\n${analysis}`)]);
+    assert.deepEqual(relayed, [], JSON.stringify(relayed));
+    const quoted = await extract([user('Here is what Gemini suggested:\n\nnever commit generated files\n\nfrom now on always run the linter before pushing')]);
+    assert.ok(quoted.some((c) => /always run the linter/.test(c.content)), `a short quote after such a lead-in is still read: ${JSON.stringify(quoted)}`);
+    const answered = (text: string) => extract([user(`How should the new agents relate to the proof plugin? → ${text}`, 'answer')]);
+    assert.deepEqual(await answered('help me decide here'), []);
+    assert.deepEqual(await answered('Not sure yet'), []);
+    assert.equal((await answered('Merge them into proof (one plugin)')).length, 1, 'a real pick is still a decision');
+  });
 });
