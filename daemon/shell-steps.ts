@@ -50,7 +50,7 @@ const COMMITS = /\b(?:git\s+(?:-C\s+\S+\s+)?commit|jj\s+(?:describe|commit|desc)
 const BOILERPLATE = /^\s*(?:🤖\s*)?Generated with \[?Claude Code\b.*$|^\s*Co-Authored-By:\s*Claude\b.*$/gim;
 
 /** Top-level statements of `text`: split at newlines, `;`, `&&` and `||` outside quotes and `$( … )`. */
-function statements(text: string): string[] {
+export function statements(text: string): string[] {
   const out: string[] = [];
   let cur = '';
   let quote: '"' | "'" | null = null;

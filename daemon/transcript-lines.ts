@@ -5,6 +5,7 @@
  * which are never the person's words.
  */
 import { fileURLToPath } from 'node:url';
+import { statements } from './shell-steps.js';
 
 export interface RawEntry {
   type?: string;
@@ -199,37 +200,6 @@ const ECHO_LINE = /^\s*(?:echo(?:\s+-e)?|printf)\s+(?:"([^"\n]*)"|'([^'\n]*)'|([
 /** What `cat` says of a file it could not print. */
 const NOT_PRINTED = /^(?:cat|head|tail|sed|bat): .*(?:No such file or directory|Is a directory|Permission denied)\s*$/;
 
-/** A command's parts run one after another (`a && b`, `a; b`), split outside quotes; null when it pipes or runs in the background. */
-function commandParts(command: string): string[] | null {
-  const parts: string[] = [];
-  let part = '';
-  let quote: string | null = null;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      part += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      part += c;
-    } else if (c === '&' && command[i + 1] === '&') {
-      parts.push(part);
-      part = '';
-      i++;
-    } else if (c === ';' || c === '\n') {
-      parts.push(part);
-      part = '';
-    } else if (c === '|' || c === '&' || c === '`') {
-      // A pipe, a background job or a substitution: the output is no longer the files' text.
-      if (c === '&' && part.endsWith('>')) part += c; // 2>&1
-      else return null;
-    } else part += c;
-  }
-  parts.push(part);
-  const out = parts.map((p) => p.trim()).filter(Boolean);
-  return quote ? null : out;
-}
-
 /** A pipe into `head` after a file's print (`cat F | head -80`): the print of the file's start. */
 const HEAD_PIPE = /\s*\|\s*head(?:\s+-n)?\s+-?\d+\s*(?=&&|;|\n|$)/g;
 
@@ -243,8 +213,11 @@ const HEAD_PIPE = /\s*\|\s*head(?:\s+-n)?\s+-?\d+\s*(?=&&|;|\n|$)/g;
  * is left out.
  */
 export function printedFiles(command: string, output: string): PrintedFile[] | null {
-  const parts = commandParts(command.replace(HEAD_PIPE, ''));
-  if (!parts || parts.length < 3) return null;
+  const run = command.replace(HEAD_PIPE, '');
+  // A pipe, a fallback (`||`), a background job or a substitution: the output is no longer the files' text.
+  if (/[|`]|(?<![>&])&(?!&)/.test(run.replace(/"[^"]*"|'[^']*'/g, ''))) return null;
+  const parts = statements(run);
+  if (parts.length < 3) return null;
   const steps: ({ file: string } | { marker: string } | { other: true })[] = [];
   for (const part of parts) {
     const file = printedFile(part);
