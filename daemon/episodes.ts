@@ -32,7 +32,10 @@ const MAX_TITLE = 80;
 const MAX_FILES = 8;
 /** Longest episode block. */
 const MAX_EPISODE = 2000;
-/** A request this short, without questions answered, continues the previous episode. */
+/**
+ * A request this short, without questions answered, findings along the way or failed commands,
+ * continues the previous episode.
+ */
 const FOLLOW_UP_CHARS = 80;
 /**
  * Most of a follow-up's outcome its line keeps: a longer outcome (an answer, not "done") makes the
@@ -412,7 +415,8 @@ export async function recordEpisodes(engine: MemoryEngine, turns: readonly Turn[
     const records = episodeRecords(d);
     const follow = followUpText(d);
     if (records.length === 0 || records.every((blocks) => seen.has(blocks[0]!)) || (latest && latest.content.includes(follow))) continue;
-    const short = d.request.trim().length <= FOLLOW_UP_CHARS && d.outcome.trim().length <= FOLLOW_UP_OUTCOME && d.qa.length === 0 && d.reports.length === 0 && !d.task;
+    // What the assistant found on the way (notes) or what failed would be cut from a folded line.
+    const short = d.request.trim().length <= FOLLOW_UP_CHARS && d.outcome.trim().length <= FOLLOW_UP_OUTCOME && d.qa.length === 0 && d.reports.length === 0 && !d.task && !notesText(d.notes ?? []) && !d.failures?.length;
     if (short && latest && latest.content.length + follow.length + 1 <= MAX_EPISODE) {
       const rows = await engine.update(latest.memory_id, { content: `${latest.content}\n${follow}` });
       latest = rows[rows.length - 1] ?? latest;

@@ -284,6 +284,28 @@ describe('episodes', () => {
     );
   });
 
+  it('keeps a short follow-up whose turn found something on the way, or saw a command fail, as an episode of its own: its folded line would drop both', async () => {
+    // Real shape (blind-42, a Replit session): "I still cant see it", a cause found mid-turn, a short final message.
+    const e = await engine();
+    const cause = "My background server is blocking port 5000: when the user clicks Run, the workflow's npm run dev crashes immediately with EADDRINUSE.";
+    const turns = [
+      turn('user', 'can you fix my website so i can preview it', { kind: 'prompt' }),
+      turn('assistant', 'Fixed the dark theme flash in client/index.html; the preview renders now.'),
+      turn('user', 'I still cant see it', { kind: 'prompt' }),
+      turn('assistant', cause),
+      turn('assistant', 'Port 5000 is now free. Click Stop, then Run.'),
+    ];
+    await recordEpisodes(e, turns, scope);
+    const rows = (await e.list({ filter: { repo: scope.repo }, limit: 10 })).results.map((r) => r.content);
+    assert.equal(rows.length, 2, JSON.stringify(rows));
+    assert.ok(rows.some((r) => r.startsWith('Asked: I still cant see it') && r.includes('EADDRINUSE')), JSON.stringify(rows));
+    const failing = await engine();
+    const failed = (command: string, out: string): Turn => turn('tool', `$ ${command}\n${out}`, { tool: 'Bash', command, ok: false });
+    await recordEpisodes(failing, [turns[0]!, turns[1]!, turn('user', 'open the pr', { kind: 'prompt' }), failed('gh pr create --fill', 'Exit code 127\n/bin/bash: line 1: gh: command not found'), turn('assistant', 'gh is not installed here.')], scope);
+    const kept = (await failing.list({ filter: { repo: scope.repo }, limit: 10 })).results.map((r) => r.content);
+    assert.ok(kept.some((r) => r.startsWith('Asked: open the pr') && r.includes('gh: command not found')), JSON.stringify(kept));
+  });
+
   it('keeps a short question with a long answer as an episode of its own: its follow-up line would cut the answer (blind-40)', async () => {
     const e = await engine();
     const answer = `The to-dos are saved in the browser's localStorage under the key todoTasks. ${'The store writes them on every change through a deep watch, and the export button downloads a JSON backup named with the date. '.repeat(3)}`;
