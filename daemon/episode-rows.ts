@@ -13,6 +13,8 @@ export const EPISODE_WEIGHT = 0.7;
  * raw findings it was drawn from.
  */
 export const REPORT_WEIGHT = 0.9;
+/** A document's second-best section shows in search at its score times this (weighEpisodes). */
+export const NEXT_SECTION_WEIGHT = 0.6;
 /** Most episodes one recall injects. */
 export const MAX_EPISODES_INJECTED = 3;
 
@@ -46,18 +48,27 @@ export function episodeOf(row: Pick<VersionRow, 'block' | 'memory_id'>): string 
 
 /**
  * Hits reweighted so extracted facts outrank episodes, one block per episode (its best), and at
- * most `maxEpisodes` episodes kept.
+ * most `maxEpisodes` episodes kept. With `nextSection` (a weight below 1), a document's second-best
+ * block shows too, its score times that weight: a document's blocks are sections of one file, each
+ * about its own matter, and the one that answers need not share the most words with the question.
  */
-export function weighEpisodes<T extends { row: VersionRow; score: number }>(hits: readonly T[], maxEpisodes = Number.POSITIVE_INFINITY): T[] {
-  const shown = new Set<string>();
-  return hits
+export function weighEpisodes<T extends { row: VersionRow; score: number }>(hits: readonly T[], maxEpisodes = Number.POSITIVE_INFINITY, nextSection = 0): T[] {
+  const shown = new Map<string, number>();
+  const weighed = hits
     .map((h) => (isEpisode(h.row) ? { ...h, score: h.score * EPISODE_WEIGHT * (isReport(h.row) ? REPORT_WEIGHT : 1) } : h))
-    .sort((a, b) => b.score - a.score)
-    .filter((h) => {
-      if (!isEpisode(h.row)) return true;
-      const id = episodeOf(h.row);
-      if (shown.has(id) || shown.size >= maxEpisodes) return false;
-      shown.add(id);
-      return true;
-    });
+    .sort((a, b) => b.score - a.score);
+  const out: T[] = [];
+  for (const h of weighed) {
+    if (!isEpisode(h.row)) {
+      out.push(h);
+      continue;
+    }
+    const id = episodeOf(h.row);
+    const seen = shown.get(id) ?? 0;
+    if (seen === 0 && shown.size < maxEpisodes) out.push(h);
+    else if (seen === 1 && nextSection > 0 && isDocument(h.row)) out.push({ ...h, score: h.score * nextSection });
+    else continue;
+    shown.set(id, seen + 1);
+  }
+  return nextSection > 0 ? out.sort((a, b) => b.score - a.score) : out;
 }

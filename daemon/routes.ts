@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { HttpError, httpError, parseBody } from '../api/index.js';
 import { CATEGORIES, EngineError, memoryJson, mergeFilters, SCOPES, scopeFilter, type MemoryFilter, type Scope } from '../engine/index.js';
 import type { Daemon } from './daemon.js';
-import { turnOf, weighEpisodes } from './episode-rows.js';
+import { NEXT_SECTION_WEIGHT, turnOf, weighEpisodes } from './episode-rows.js';
 import { ForgetLog } from './forget-log.js';
 import { JournalWriteError } from './journal.js';
 import { repoInfo } from './repo.js';
@@ -225,7 +225,7 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
       throw httpError('VALIDATION_FAILED', `scope "session" needs an agent session: none has worked in ${cwd} yet (or pass --session)`, { scope });
     }
     const topK = b.top_k ?? opts.topK;
-    // Blocks of one episode record show once (weighEpisodes): ask for more (up to 60), keep top_k.
+    // Blocks of one episode record show once, a document's twice (weighEpisodes): ask for more (up to 60), keep top_k.
     const out = await engine.search({ query: b.query, scope, ...ctx, top_k: Math.max(topK, Math.min(topK * 3, 60)), threshold: b.threshold, relevance: b.relevant === true, textOf: turnOf, prefix: b.prefix === true });
     const counts: Record<string, number | null> = {};
     if (out.results.length === 0) {
@@ -241,7 +241,7 @@ export function daemonRouter(daemon: Daemon, opts: { version: string; defaultSco
     }
     res.json({
       // Extracted facts before episodes (daemon/episodes.ts).
-      results: weighEpisodes(out.results).slice(0, topK).map((h) => ({ memory_id: h.row.memory_id, content: h.row.content, score: h.score, category: h.row.category, space: h.row.space, repo: h.row.repo, updated_at: new Date(h.row.recorded_at).toISOString() })),
+      results: weighEpisodes(out.results, Number.POSITIVE_INFINITY, NEXT_SECTION_WEIGHT).slice(0, topK).map((h) => ({ memory_id: h.row.memory_id, content: h.row.content, score: h.score, category: h.row.category, space: h.row.space, repo: h.row.repo, updated_at: new Date(h.row.recorded_at).toISOString() })),
       mode: out.mode,
       scope,
       repo: info.repo,

@@ -2,7 +2,8 @@
  * Files a session read, through the real hooks, CLI and daemon: the files a command printed one after
  * another (`cat a && echo "---" && cat b`) are each kept as a document read when they are small
  * configuration files at the top of the session's folder or project documents, with their secrets
- * redacted; of source code only the header comment it opens with is kept.
+ * redacted; of source code only the header comment it opens with is kept; search shows the two best
+ * sections of a long document read.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +15,7 @@ import { tempDir } from '../helpers/tmp.js';
 
 const line = (o: object): string => `${JSON.stringify(o)}\n`;
 
-describe('files one command printed', () => {
+describe('files a session read', () => {
   let d: TestDaemon;
   let repo: string;
   before(async () => {
@@ -51,11 +52,12 @@ describe('files one command printed', () => {
     assert.equal(list.code, 0, list.stderr);
     return (JSON.parse(list.stdout) as { results: { content: string }[] }).results.map((r) => r.content);
   };
-  const topHit = async (query: string): Promise<string> => {
-    const found = await cli(['search', query, '--json', '--top-k', '3'], d.env, repo);
+  const hits = async (query: string, k = 3): Promise<string[]> => {
+    const found = await cli(['search', query, '--json', '--top-k', String(k)], d.env, repo);
     assert.equal(found.code, 0, found.stderr);
-    return (JSON.parse(found.stdout) as { results: { content: string }[] }).results[0]?.content ?? '';
+    return (JSON.parse(found.stdout) as { results: { content: string }[] }).results.map((r) => r.content);
   };
+  const topHit = async (query: string): Promise<string> => (await hits(query))[0] ?? '';
 
   it('keeps each configuration file and document a compound cat printed as a document read, secrets redacted; not code', async () => {
     const secret = `sess_${randomBytes(18).toString('base64url')}`;
@@ -85,5 +87,18 @@ describe('files one command printed', () => {
     const doc = (await listed()).find((c) => c.startsWith('Read: autoimplants/contracts.py'));
     assert.equal(doc, 'Read: autoimplants/contracts.py\nText: FROZEN CONTRACTS. Do not change without telling all four owners.\nThe Report / Check JSON schema and the validator signatures are frozen.');
     assert.match(await topHit('can I change the Report format in contracts.py?'), /^Read: autoimplants\/contracts\.py\n/);
+  });
+
+  it('shows a second section of a long document when it answers, though another section shares more of the question’s words', async () => {
+    // Real shape (blind-25): docs/release.md talks about versions and review throughout; the step to
+    // run before submitting sits in a later section whose words the question mostly does not use.
+    const talk = (n: number): string => Array.from({ length: n }, (_, i) => `- A version goes to review once its build is processed (note ${i}); review of a version takes a day, and a version in review cannot be edited.`).join('\n');
+    const release = ['# Releasing', '', '## Versions and review', talk(14), '', '## Store metadata', 'The listing text lives in ./metadata. Before you submit, run `mise run asc -- metadata validate --dir ./metadata`; it fails on a missing locale.', talk(1), '', '## Signing', talk(14)].join('\n');
+    const numbered = release.split('\n').map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join('\n');
+    await session('p3', 'read the release notes', [{ id: 't4', name: 'Read', input: { file_path: path.join(repo, 'docs', 'release.md') }, output: numbered }]);
+    const shown = await hits('what should I run before submitting a version for review', 5);
+    const sections = shown.filter((c) => /^Read(?: \(continued\))?: docs\/release\.md/.test(c));
+    assert.equal(sections.length, 2, JSON.stringify(shown.map((c) => c.slice(0, 80))));
+    assert.ok(sections.some((c) => c.includes('metadata validate')), 'the answering section is shown beside the best one');
   });
 });
