@@ -56,10 +56,11 @@ export async function ensureDaemon(config: Config, env: NodeJS.ProcessEnv, timeo
 
 /** Ask the daemon to stop (SIGTERM, then SIGKILL after `graceMs`). Returns the pid stopped, or null. */
 export async function stopDaemon(config: Config, graceMs = 20_000): Promise<number | null> {
-  const { pidAlive, readLock, removeSocket } = await import('../daemon/index.js');
+  const { looksLikeDaemon, pidAlive, readLock, removeSocket } = await import('../daemon/index.js');
   const paths = resolvePaths(config.home);
   const lock = readLock(paths.lockFile);
-  if (!lock || !pidAlive(lock.pid)) {
+  // A lock a crash left behind names a pid that may since run something else: never signal that.
+  if (!lock || !pidAlive(lock.pid) || !looksLikeDaemon(lock.pid, paths.home)) {
     fs.rmSync(paths.lockFile, { force: true });
     removeSocket(paths.socket);
     return null;

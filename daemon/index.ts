@@ -2,7 +2,7 @@
 export { startDaemon } from './server.js';
 export type { RunOptions, RunningDaemon, StartResult } from './server.js';
 export { Daemon } from './daemon.js';
-export { readLock, pidAlive, removeSocket } from './lifecycle.js';
+export { looksLikeDaemon, readLock, pidAlive, removeSocket } from './lifecycle.js';
 export type { LockInfo } from './lifecycle.js';
 export { normalizeRemote, repoInfo } from './repo.js';
 export type { RepoInfo } from './repo.js';

@@ -1,11 +1,13 @@
 /**
  * One daemon per data dir: an exclusive lock file holding the pid. The lock decides who runs,
- * whatever the socket says: a lock whose pid is alive (and is a Node process, where /proc tells)
- * is held, even when its socket is gone or silent (the daemon re-creates a vanished socket). Only
- * a lock whose pid is gone (or reused by another program) is stale and taken over; a leftover
+ * whatever the socket says: a lock whose pid is alive (and runs this data dir's daemon, where /proc
+ * tells) is held, even when its socket is gone or silent (the daemon re-creates a vanished socket). Only
+ * a lock whose pid is gone (or reused by another program or another data dir's daemon) is stale and
+ * taken over; a leftover
  * socket file is removed before listening.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 
 export interface LockInfo {
   pid: number;
@@ -32,13 +34,27 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Is `pid` (alive) still a Node process? False only when /proc says it is another program (pid reuse). */
-export function looksLikeDaemon(pid: number): boolean {
+/**
+ * Is `pid` (alive) running the daemon (`… daemon run`) of the data dir `home`? False only when /proc
+ * says otherwise: a pid that a crash left in a lock, since reused by another program, another Node
+ * process, or the daemon of another data dir (its environment names another SERVICE_HOME).
+ */
+export function looksLikeDaemon(pid: number, home?: string): boolean {
+  let cmd: string;
   try {
-    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmd === '' || /node|service/i.test(cmd);
+    cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   } catch {
     return true; // no /proc here (macOS), or no access: trust the pid
+  }
+  if (cmd === '') return true; // exiting, or not readable: cannot tell
+  const args = cmd.split('\0');
+  if (!args.some((a, i) => a === 'daemon' && args[i + 1] === 'run')) return false;
+  if (home === undefined) return true;
+  try {
+    const set = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('SERVICE_HOME='));
+    return set === undefined || path.resolve(set.slice('SERVICE_HOME='.length)) === path.resolve(home);
+  } catch {
+    return true;
   }
 }
 
@@ -64,7 +80,7 @@ export async function acquireLock(file: string, info: LockInfo): Promise<LockRes
       fs.rmSync(tmp, { force: true });
     }
     const holder = readLock(file);
-    if (holder && holder.pid !== process.pid && pidAlive(holder.pid) && looksLikeDaemon(holder.pid)) return { acquired: false, holder };
+    if (holder && holder.pid !== process.pid && pidAlive(holder.pid) && looksLikeDaemon(holder.pid, path.dirname(file))) return { acquired: false, holder };
     if (!holder) {
       // Gone (its daemon just stopped) or unreadable (a lock is linked into place whole, so that
       // means damaged): let a concurrent starter finish, then look again.

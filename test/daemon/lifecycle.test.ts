@@ -39,6 +39,35 @@ describe('daemon process lifecycle', () => {
     assert.equal(await again.stop(), 0);
   });
 
+  it('never signals the process that reused the pid of a crashed daemon’s lock, another daemon’s included', async () => {
+    const home = path.join(tempDir('life-'), 'home');
+    const d = await startTestDaemon({ home });
+    await d.kill9();
+    const paths = resolvePaths(home);
+    // The crash left its lock; its pid now runs something else: a Node process, and the daemon of another data dir.
+    const bystander = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const other = await startTestDaemon();
+    try {
+      for (const pid of [bystander.pid!, other.proc.pid!]) {
+        fs.writeFileSync(paths.lockFile, JSON.stringify({ pid, started_at: new Date().toISOString(), socket: paths.socket, version: 'x' }));
+        const stop = await cli(['daemon', 'stop', '--json'], testEnv(home));
+        assert.equal(stop.code, 0, stop.stderr);
+        assert.equal(JSON.parse(stop.stdout).stopped, false, 'nothing of this data dir was running');
+        assert.ok(!fs.existsSync(paths.lockFile), 'the stale lock is removed');
+      }
+      assert.equal(bystander.exitCode, null, 'the Node process lives');
+      assert.ok(await other.client.ping(), 'the other daemon still answers');
+      // A daemon of this data dir starts over a stale lock naming the other daemon.
+      fs.writeFileSync(paths.lockFile, JSON.stringify({ pid: other.proc.pid, started_at: new Date().toISOString(), socket: paths.socket, version: 'x' }));
+      const again = await startTestDaemon({ home });
+      assert.equal(JSON.parse(fs.readFileSync(paths.lockFile, 'utf8')).pid, again.proc.pid);
+      assert.equal(await again.stop(), 0);
+    } finally {
+      bystander.kill();
+      await other.stop();
+    }
+  });
+
   it('drains in-flight captures on SIGTERM and exits 0', async () => {
     const d = await startTestDaemon();
     const burst = Array.from({ length: 100 }, (_, i) =>
