@@ -1,10 +1,9 @@
 /**
  * One daemon per data dir: an exclusive lock file holding the pid. The lock decides who runs,
  * whatever the socket says: a lock whose pid is alive (and runs this data dir's daemon, where /proc
- * tells) is held, even when its socket is gone or silent (the daemon re-creates a vanished socket). Only
- * a lock whose pid is gone (or reused by another program or another data dir's daemon) is stale and
- * taken over; a leftover
- * socket file is removed before listening.
+ * tells) is held, even when its socket is gone or silent (the daemon re-creates a vanished socket).
+ * Only a lock whose pid is gone (or reused by another program or another data dir's daemon) is
+ * stale and taken over; a leftover socket file is removed before listening.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -50,11 +49,21 @@ export function looksLikeDaemon(pid: number, home?: string): boolean {
   const args = cmd.split('\0');
   if (!args.some((a, i) => a === 'daemon' && args[i + 1] === 'run')) return false;
   if (home === undefined) return true;
+  let theirs: string | undefined;
   try {
-    const set = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('SERVICE_HOME='));
-    return set === undefined || path.resolve(set.slice('SERVICE_HOME='.length)) === path.resolve(home);
+    theirs = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('SERVICE_HOME='))?.slice('SERVICE_HOME='.length);
   } catch {
     return true;
+  }
+  // Unset (the default data dir) or relative to a working directory unknown here: cannot tell.
+  return theirs === undefined || !path.isAbsolute(theirs) || realPath(theirs) === realPath(home);
+}
+
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
   }
 }
 
